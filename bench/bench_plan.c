@@ -223,7 +223,45 @@ static void cell(char *buf, size_t len, const measure *m, texmem_plan_kind kind,
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: bench_plan [--max-n N] [--cap-ms MS] [RECORDS_FILES...]\n");
+  fprintf(f, "usage: bench_plan [--max-n N] [--cap-ms MS] [RECORDS_FILES...]\n"
+             "       bench_plan --write-records chains|residual|long_skips DIMS N FILE\n"
+             "         writes generated records (seed 42) as a records file, for timing\n"
+             "         the texmem command on them (bench/plan_large.sh)\n");
+}
+
+/* --write-records: one generated input as a records file. */
+static int write_records(const char *family, const char *dims_s, const char *n_s,
+                         const char *path) {
+  int g = -1;
+  for (int k = 0; k < GEN_COUNT_; k++)
+    if (!strcmp(family, gen_name((gen_kind)k))) g = k;
+  unsigned dims = (unsigned)strtoul(dims_s, NULL, 10);
+  size_t n = (size_t)strtoull(n_s, NULL, 10);
+  if (g < 0 || dims < 1 || dims > 3 || n == 0) {
+    usage(stderr);
+    return 2;
+  }
+  texmem_record *rec = calloc(n, sizeof *rec);
+  FILE *f = fopen(path, "w");
+  if (!rec || !f) {
+    fprintf(stderr, "bench_plan: %s: %s\n", path, rec ? strerror(errno) : "out of memory");
+    free(rec);
+    if (f) fclose(f);
+    return 1;
+  }
+  gen_records((gen_kind)g, n, dims, 42, rec);
+  fprintf(f, "# bench_plan --write-records %s %u %zu\n", family, dims, n);
+  for (size_t i = 0; i < n; i++) {
+    fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64, rec[i].id, rec[i].first_task, rec[i].last_task);
+    for (unsigned k = 0; k < dims; k++) fprintf(f, " %" PRIu64, rec[i].dims[k]);
+    fputc('\n', f);
+  }
+  free(rec);
+  if (fclose(f) != 0) {
+    fprintf(stderr, "bench_plan: writing %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -233,7 +271,10 @@ int main(int argc, char **argv) {
   const char **files = calloc((size_t)argc + 1, sizeof *files);
   if (!files) return 1;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
+    if (!strcmp(argv[i], "--write-records") && i + 4 < argc) {
+      free(files);
+      return write_records(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
+    } else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
       max_n = (size_t)strtoull(argv[++i], NULL, 10);
     } else if (!strcmp(argv[i], "--cap-ms") && i + 1 < argc) {
       cap_ms = strtod(argv[++i], NULL);

@@ -6,14 +6,38 @@
 
 #include "gl_pool.h"
 
-/* Another tensor of the same object live at task, or TEXMEM__NO_TENSOR. */
+/* Another tensor of the same object (arena: on overlapping rows) live at
+ * task, or TEXMEM__NO_TENSOR. */
 static size_t holder(const texmem_gl_pool *pool, size_t tensor, uint64_t task) {
   size_t o = pool->tensors[tensor].object;
+  uint64_t lo, hi, ulo, uhi;
+  texmem__gl_pool_tensor_rows(pool, tensor, &lo, &hi);
   for (size_t i = 0; i < pool->n_plan_tensors; i++) {
     const texmem__gl_tensor *u = &pool->tensors[i];
-    if (i != tensor && u->object == o && u->first <= task && task <= u->last) return i;
+    if (i == tensor || u->object != o || task < u->first || u->last < task) continue;
+    texmem__gl_pool_tensor_rows(pool, i, &ulo, &uhi);
+    if (ulo < hi && lo < uhi) return i;
   }
   return TEXMEM__NO_TENSOR;
+}
+
+/* Arena: rows of one texture bound twice in one dispatch. Inputs may share
+ * rows (both read-only); an output's rows must be its own. */
+static texmem_status check_rows(const texmem_gl_pool *pool, const texmem_gl_op *op,
+                                const char *prog, size_t n_in, size_t i, size_t j,
+                                const size_t *ids, texmem_error *err) {
+  if (i < n_in && j < n_in) return TEXMEM_STATUS_OK;
+  uint64_t a_lo, a_hi, b_lo, b_hi;
+  texmem__gl_pool_tensor_rows(pool, ids[j], &a_lo, &a_hi);
+  texmem__gl_pool_tensor_rows(pool, ids[i], &b_lo, &b_hi);
+  if (a_hi <= b_lo || b_hi <= a_lo) return TEXMEM_STATUS_OK;
+  return texmem__fail(err, TEXMEM_STATUS_EXCLUSIVE_ACCESS,
+                      "task %llu (%s): %s tensor %zu (rows [%llu, %llu)) and %s tensor %zu (rows "
+                      "[%llu, %llu)) overlap in arena texture %zu",
+                      (unsigned long long)op->task, prog, j < n_in ? "input" : "output", ids[j],
+                      (unsigned long long)a_lo, (unsigned long long)a_hi,
+                      i < n_in ? "input" : "output", ids[i], (unsigned long long)b_lo,
+                      (unsigned long long)b_hi, pool->tensors[ids[i]].object);
 }
 
 static texmem_status check_lifetime(const texmem_gl_pool *pool, size_t tensor, uint64_t task,
@@ -82,13 +106,22 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
     const texmem__gl_tensor *x = &pool->tensors[t];
     memcpy(b[i].shape, x->shape, sizeof b[i].shape);
     b[i].linear_width = x->linear_width;
-    /* Exclusive access: never the same texture twice in one dispatch. */
-    for (size_t j = 0; j < i; j++)
-      if (b[j].tex == b[i].tex)
-        return texmem__fail(err, TEXMEM_STATUS_EXCLUSIVE_ACCESS,
+    b[i].base_row = x->base_row;
+    b[i].ranged = pool->arena && x->object != TEXMEM__NO_OBJECT;
+    /* Exclusive access: never the same texture twice in one dispatch
+     * (arena: never the same rows, when one of them is written). */
+    for (size_t j = 0; j < i; j++) {
+      if (b[j].tex != b[i].tex) continue;
+      if (b[i].ranged && b[j].ranged) {
+        st = check_rows(pool, op, p->name, p->n_inputs, i, j, ids, err);
+        if (st) return st;
+        continue;
+      }
+      return texmem__fail(err, TEXMEM_STATUS_EXCLUSIVE_ACCESS,
                             "task %llu (%s): tensors %zu and %zu share one texture (object %zu) "
                             "in one dispatch",
                             (unsigned long long)op->task, p->name, ids[j], t, x->object);
+    }
     if (!in && x->object == TEXMEM__NO_OBJECT && !x->writable)
       return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                           "task %llu (%s): imported tensor %zu is read-only",
@@ -97,7 +130,25 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
       st = check_lifetime(pool, t, op->task, role, p->name, err);
       if (st) return st;
     }
-    if (in && pool->reuse_checker && x->object != TEXMEM__NO_OBJECT &&
+    texmem__row_owner bad;
+    uint64_t lo, hi;
+    texmem__gl_pool_tensor_rows(pool, t, &lo, &hi);
+    if (in && pool->row_writers && x->object != TEXMEM__NO_OBJECT &&
+        !texmem__row_map_check(&pool->row_writers[x->object], lo, hi, t, &bad)) {
+      if (bad.tensor == TEXMEM__NO_TENSOR)
+        return texmem__fail(err, TEXMEM_STATUS_REUSE_VIOLATION,
+                            "task %llu (%s): reads tensor %zu, but rows [%llu, %llu) of arena "
+                            "texture %zu were never written",
+                            (unsigned long long)op->task, p->name, t, (unsigned long long)bad.lo,
+                            (unsigned long long)bad.hi, x->object);
+      return texmem__fail(err, TEXMEM_STATUS_REUSE_VIOLATION,
+                          "task %llu (%s): reads tensor %zu, but tensor %zu wrote its rows "
+                          "[%llu, %llu) of arena texture %zu since (at task %llu)",
+                          (unsigned long long)op->task, p->name, t, bad.tensor,
+                          (unsigned long long)bad.lo, (unsigned long long)bad.hi, x->object,
+                          (unsigned long long)bad.task);
+    }
+    if (in && pool->reuse_checker && !pool->arena && x->object != TEXMEM__NO_OBJECT &&
         pool->last_writer[x->object] != t) {
       size_t w = pool->last_writer[x->object];
       if (w == TEXMEM__NO_TENSOR)
@@ -117,6 +168,11 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
   for (size_t i = p->n_inputs; i < n_img; i++) {
     size_t o = pool->tensors[ids[i]].object;
     if (o == TEXMEM__NO_OBJECT) continue; /* a writable import: no object to track */
+    if (pool->row_writers) {
+      uint64_t lo, hi;
+      texmem__gl_pool_tensor_rows(pool, ids[i], &lo, &hi);
+      texmem__row_map_write(&pool->row_writers[o], lo, hi, ids[i], op->task);
+    }
     pool->last_writer[o] = ids[i];
     pool->last_write_task[o] = op->task;
   }

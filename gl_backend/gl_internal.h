@@ -39,6 +39,19 @@ void *texmem__slots_get(const texmem__slots *s, uint32_t id);
 void *texmem__slots_at(const texmem__slots *s, size_t index);
 void texmem__slots_release(texmem__slots *s, uint32_t id);
 
+/* ---- row ranges (arena.c) ----
+ * A set of row ranges [lo, hi), sorted and disjoint, held inline (no
+ * allocation on the dispatch path). When full, the two nearest ranges
+ * merge: the set only grows, so a hazard is never missed. */
+#define TEXMEM__ROWSET_CAP 16
+typedef struct texmem__rowset {
+  uint64_t lo[TEXMEM__ROWSET_CAP], hi[TEXMEM__ROWSET_CAP];
+  uint32_t n;
+} texmem__rowset;
+
+bool texmem__rowset_intersects(const texmem__rowset *s, uint64_t lo, uint64_t hi);
+void texmem__rowset_add(texmem__rowset *s, uint64_t lo, uint64_t hi);
+
 /* ---- objects in the slot tables ---- */
 typedef struct texmem__gl_tex {
   texmem__slot hdr;
@@ -49,6 +62,10 @@ typedef struct texmem__gl_tex {
   const void *owner;    /* pool owning it, NULL for standalone */
   uint64_t write_epoch; /* == ctx->epoch: a shader wrote it since the last barrier */
   uint64_t read_epoch;  /* == ctx->epoch: a shader read it since the last barrier */
+  /* Rows shaders wrote / read since the last barrier (stale unless
+   * dirty_epoch == ctx->epoch); a whole-texture binding is [0, UINT64_MAX). */
+  uint64_t dirty_epoch;
+  texmem__rowset dirty_written, dirty_read;
 } texmem__gl_tex;
 
 typedef struct texmem__gl_buf {
@@ -67,6 +84,7 @@ typedef struct texmem__gl_variant {
   uint8_t key[TEXMEM__GL_MAX_IMAGES];
   GLuint program;
   GLint tensor_loc[TEXMEM__GL_MAX_IMAGES]; /* tm_t_NAME locations */
+  GLint row_loc[TEXMEM__GL_MAX_IMAGES];    /* tm_r_NAME (base row) locations */
   texmem__gl_uniform_loc *uniforms;
   size_t n_uniforms, cap_uniforms;
 } texmem__gl_variant;
@@ -130,7 +148,12 @@ typedef struct texmem__gl_binding {
   texmem__gl_tex *tex;
   uint64_t shape[3];    /* logical */
   uint64_t linear_width; /* 0 = natural layout */
+  uint64_t base_row;    /* linear: the tensor's first row (arena) */
+  bool ranged;          /* arena: touches only its rows, not the texture */
 } texmem__gl_binding;
+
+/* Rows a binding touches: [base, base + rows) when ranged, else all. */
+void texmem__gl_binding_rows(const texmem__gl_binding *b, uint64_t *lo, uint64_t *hi);
 
 /* Binds, barriers if needed, sets uniforms and dispatches. images holds
  * the program's inputs then outputs; buffers its SSBOs (GL names). */
@@ -150,13 +173,15 @@ void texmem__gl_programs_free_all(texmem_gl_context *ctx);
 void texmem__gl_barrier(texmem_gl_context *ctx, GLbitfield bits);
 
 /* Writes / reads logical (z, y, x, rgba) fp32 data of a region starting at
- * texel 0 through the layout: natural (shape within dims) or linear. */
+ * texel 0 (linear: at row base_row) through the layout: natural (shape
+ * within dims) or linear. ranged: an arena tensor (read back touches only
+ * its rows). */
 texmem_status texmem__gl_upload(texmem_gl_context *ctx, texmem__gl_tex *t,
                                 const uint64_t shape[3], uint64_t linear_width,
-                                const float *data, texmem_error *err);
+                                uint64_t base_row, const float *data, texmem_error *err);
 texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
-                              const uint64_t shape[3], uint64_t linear_width, float *data,
-                              texmem_error *err);
+                              const uint64_t shape[3], uint64_t linear_width, uint64_t base_row,
+                              bool ranged, float *data, texmem_error *err);
 
 /* fp16 conversion (round to nearest even; inf / nan kept). */
 uint16_t texmem__f32_to_f16(float f);

@@ -17,9 +17,20 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
   if (!ctx || !desc || !desc->plan)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context, desc or plan is NULL");
   const texmem_plan *plan = desc->plan;
-  if (texmem_plan_get_kind(plan) != TEXMEM_PLAN_OBJECTS)
+  bool arena = desc->storage == TEXMEM_STORAGE_ARENA;
+  if (desc->storage != TEXMEM_STORAGE_OBJECTS && !arena)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown storage %d",
+                        (int)desc->storage);
+  bool arena_plan = texmem_plan_get_kind(plan) == TEXMEM_PLAN_OFFSETS &&
+                    texmem_plan_get_layout(plan) == TEXMEM_LAYOUT_LINEAR;
+  if (arena && !arena_plan)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "arena storage needs an arena plan (offsets, linear layout)");
+  if (!arena && texmem_plan_get_kind(plan) != TEXMEM_PLAN_OBJECTS)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
-                        "the GL pool needs a shared-objects plan, not offsets");
+                        arena_plan ? "an arena plan needs arena storage (TEXMEM_STORAGE_ARENA)"
+                                   : "the GL pool needs a shared-objects or arena plan, not 1-D "
+                                     "offsets");
   if (desc->dims != 2 && desc->dims != 3)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
                         "the GL pool needs 2-D or 3-D records, not %u-D", desc->dims);
@@ -41,6 +52,7 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
   texmem_gl_pool *pool = calloc(1, sizeof *pool);
   if (!pool) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   pool->ctx = ctx;
+  pool->arena = arena;
   pool->reuse_checker = desc->reuse_checker;
   pool->skip_lifetime_check = desc->skip_lifetime_check;
   pool->layout = texmem_plan_get_layout(plan);
@@ -68,6 +80,20 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
     t->record_id = r->id;
     t->object = texmem_plan_tensor_object(plan, i);
     t->linear_width = pool->layout == TEXMEM_LAYOUT_LINEAR ? lw : 0;
+    t->base_row = texmem_plan_tensor_base_row(plan, i);
+  }
+  if (arena && pool->reuse_checker) {
+    /* Row owners: at most one range per tensor boundary of the texture. */
+    pool->row_writers = calloc(k ? k : 1, sizeof *pool->row_writers);
+    if (!pool->row_writers)
+      return fail_create(pool, texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory"));
+    for (size_t i = 0; i < n; i++) pool->row_writers[pool->tensors[i].object].cap += 2;
+    for (size_t o = 0; o < k; o++) {
+      pool->row_writers[o].cap += 2;
+      pool->row_writers[o].v = malloc(pool->row_writers[o].cap * sizeof *pool->row_writers[o].v);
+      if (!pool->row_writers[o].v)
+        return fail_create(pool, texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory"));
+    }
   }
 
   /* Descriptions and limits first: no GL call for a plan that cannot fit. */
@@ -121,6 +147,9 @@ void texmem_gl_pool_destroy(texmem_gl_pool *pool) {
   free(pool->tensors);
   free(pool->last_writer);
   free(pool->last_write_task);
+  if (pool->row_writers)
+    for (size_t o = 0; o < pool->n_objects; o++) free(pool->row_writers[o].v);
+  free(pool->row_writers);
   free(pool);
 }
 
@@ -221,8 +250,12 @@ texmem_status texmem_gl_tensor_upload(texmem_gl_pool *pool, size_t tensor, const
   texmem_status st = texmem__gl_pool_resolve(pool, tensor, &t, err);
   if (st) return st;
   const texmem__gl_tensor *x = &pool->tensors[tensor];
-  st = texmem__gl_upload(pool->ctx, t, x->shape, x->linear_width, data, err);
-  if (!st && x->object != TEXMEM__NO_OBJECT) {
+  st = texmem__gl_upload(pool->ctx, t, x->shape, x->linear_width, x->base_row, data, err);
+  if (!st && x->object != TEXMEM__NO_OBJECT && pool->row_writers) {
+    uint64_t lo, hi;
+    texmem__gl_pool_tensor_rows(pool, tensor, &lo, &hi);
+    texmem__row_map_write(&pool->row_writers[x->object], lo, hi, tensor, x->first);
+  } else if (!st && x->object != TEXMEM__NO_OBJECT) {
     pool->last_writer[x->object] = tensor;
     pool->last_write_task[x->object] = x->first;
   }
@@ -236,7 +269,25 @@ texmem_status texmem_gl_tensor_read(texmem_gl_pool *pool, size_t tensor, float *
   texmem_status st = texmem__gl_pool_resolve(pool, tensor, &t, err);
   if (st) return st;
   const texmem__gl_tensor *x = &pool->tensors[tensor];
-  if (pool->reuse_checker && x->object != TEXMEM__NO_OBJECT &&
+  bool ranged = pool->arena && x->object != TEXMEM__NO_OBJECT;
+  texmem__row_owner bad;
+  uint64_t lo, hi;
+  texmem__gl_pool_tensor_rows(pool, tensor, &lo, &hi);
+  if (pool->row_writers && ranged &&
+      !texmem__row_map_check(&pool->row_writers[x->object], lo, hi, tensor, &bad)) {
+    if (bad.tensor == TEXMEM__NO_TENSOR)
+      return texmem__fail(err, TEXMEM_STATUS_REUSE_VIOLATION,
+                          "read back of tensor %zu: rows [%llu, %llu) of arena texture %zu were "
+                          "never written",
+                          tensor, (unsigned long long)bad.lo, (unsigned long long)bad.hi,
+                          x->object);
+    return texmem__fail(err, TEXMEM_STATUS_REUSE_VIOLATION,
+                        "read back of tensor %zu: rows [%llu, %llu) of arena texture %zu were since "
+                        "written by tensor %zu at task %llu",
+                        tensor, (unsigned long long)bad.lo, (unsigned long long)bad.hi, x->object,
+                        bad.tensor, (unsigned long long)bad.task);
+  }
+  if (pool->reuse_checker && !pool->arena && x->object != TEXMEM__NO_OBJECT &&
       pool->last_writer[x->object] != tensor) {
     size_t w = pool->last_writer[x->object];
     if (w == TEXMEM__NO_TENSOR)
@@ -247,5 +298,14 @@ texmem_status texmem_gl_tensor_read(texmem_gl_pool *pool, size_t tensor, float *
                         tensor, x->object, w,
                         (unsigned long long)pool->last_write_task[x->object]);
   }
-  return texmem__gl_read(pool->ctx, t, x->shape, x->linear_width, data, err);
+  return texmem__gl_read(pool->ctx, t, x->shape, x->linear_width, x->base_row, ranged, data, err);
+}
+
+void texmem__gl_pool_tensor_rows(const texmem_gl_pool *pool, size_t tensor, uint64_t *lo,
+                                 uint64_t *hi) {
+  const texmem__gl_tensor *x = &pool->tensors[tensor];
+  texmem__gl_binding b = {.linear_width = x->linear_width, .base_row = x->base_row,
+                          .ranged = pool->arena && x->object != TEXMEM__NO_OBJECT};
+  memcpy(b.shape, x->shape, sizeof b.shape);
+  texmem__gl_binding_rows(&b, lo, hi);
 }

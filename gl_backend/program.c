@@ -112,15 +112,16 @@ static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
     sb_printf(&b,
               "layout(binding = %zu, %s) %s uniform highp %s tm_img_%s;\n"
               "uniform highp ivec4 tm_t_%s;\n"
+              "uniform highp int tm_r_%s;\n"
               "highp ivec3 %s_shape() { return tm_t_%s.xyz; }\n"
               "bool %s_inside(highp ivec3 p) { return tm_inside(p, tm_t_%s); }\n",
-              i, fmt, in ? "readonly" : "writeonly", type, nm, nm, nm, nm, nm, nm);
+              i, fmt, in ? "readonly" : "writeonly", type, nm, nm, nm, nm, nm, nm, nm);
     if (in)
-      sb_printf(&b, "highp vec4 %s_read(highp ivec3 p) { return imageLoad(tm_img_%s, %s(p, tm_t_%s)); }\n",
-                nm, nm, coord, nm);
+      sb_printf(&b, "highp vec4 %s_read(highp ivec3 p) { return imageLoad(tm_img_%s, %s(p, tm_t_%s, tm_r_%s)); }\n",
+                nm, nm, coord, nm, nm);
     else
-      sb_printf(&b, "void %s_write(highp ivec3 p, highp vec4 v) { imageStore(tm_img_%s, %s(p, tm_t_%s), v); }\n",
-                nm, nm, coord, nm);
+      sb_printf(&b, "void %s_write(highp ivec3 p, highp vec4 v) { imageStore(tm_img_%s, %s(p, tm_t_%s, tm_r_%s), v); }\n",
+                nm, nm, coord, nm, nm);
   }
   for (size_t i = 0; i < p->n_buffers; i++)
     sb_printf(&b, "layout(std430, binding = %zu) %s buffer tm_b_%s { highp vec4 %s[]; };\n", i,
@@ -195,6 +196,8 @@ static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_pr
     char u[80];
     snprintf(u, sizeof u, "tm_t_%s", p->images[i]);
     v->tensor_loc[i] = glGetUniformLocation(prog, u);
+    snprintf(u, sizeof u, "tm_r_%s", p->images[i]);
+    v->row_loc[i] = glGetUniformLocation(prog, u);
   }
   ctx->counters.programs_compiled++;
   return TEXMEM_STATUS_OK;
@@ -411,7 +414,8 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
   for (size_t i = 0; i < n_img; i++) {
     const uint64_t *s = images[i].shape;
     if (s[0] > INT32_MAX || s[1] > INT32_MAX || s[2] > INT32_MAX ||
-        images[i].linear_width > INT32_MAX || texmem__vol_sat(s) > INT32_MAX)
+        images[i].linear_width > INT32_MAX || texmem__vol_sat(s) > INT32_MAX ||
+        images[i].base_row > INT32_MAX)
       return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS,
                           "program %s: tensor %s is too large for int coordinates", p->name,
                           p->images[i]);
@@ -439,11 +443,16 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
   if (st) return st;
 
   /* Barrier only on a hazard since the last one: read or overwrite after a
-   * shader write, or overwrite after a shader read. */
+   * shader write, or overwrite after a shader read, of the same rows
+   * (whole textures, except arena tensors). */
   bool hazard = false;
   for (size_t i = 0; i < n_img && !hazard; i++) {
-    const texmem__gl_tex *t = images[i].tex;
-    hazard = t->write_epoch == ctx->epoch || (i >= p->n_inputs && t->read_epoch == ctx->epoch);
+    texmem__gl_tex *t = images[i].tex;
+    if (t->dirty_epoch != ctx->epoch) continue; /* nothing since the last barrier */
+    uint64_t lo, hi;
+    texmem__gl_binding_rows(&images[i], &lo, &hi);
+    hazard = texmem__rowset_intersects(&t->dirty_written, lo, hi) ||
+             (i >= p->n_inputs && texmem__rowset_intersects(&t->dirty_read, lo, hi));
   }
   texmem__gl_drain();
   if (hazard) texmem__gl_barrier(ctx, GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
@@ -458,6 +467,7 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
     if (v->tensor_loc[i] >= 0)
       glUniform4i(v->tensor_loc[i], (GLint)images[i].shape[0], (GLint)images[i].shape[1],
                   (GLint)images[i].shape[2], (GLint)images[i].linear_width);
+    if (v->row_loc[i] >= 0) glUniform1i(v->row_loc[i], (GLint)images[i].base_row);
   }
   for (size_t i = 0; i < p->n_buffers; i++) {
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)i, buffers[i]);
@@ -485,10 +495,20 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
     return st;
   }
   for (size_t i = 0; i < n_img; i++) {
-    if (i < p->n_inputs)
-      images[i].tex->read_epoch = ctx->epoch;
-    else
-      images[i].tex->write_epoch = ctx->epoch;
+    texmem__gl_tex *t = images[i].tex;
+    if (t->dirty_epoch != ctx->epoch) {
+      t->dirty_epoch = ctx->epoch;
+      t->dirty_written.n = t->dirty_read.n = 0;
+    }
+    uint64_t lo, hi;
+    texmem__gl_binding_rows(&images[i], &lo, &hi);
+    if (i < p->n_inputs) {
+      t->read_epoch = ctx->epoch;
+      texmem__rowset_add(&t->dirty_read, lo, hi);
+    } else {
+      t->write_epoch = ctx->epoch;
+      texmem__rowset_add(&t->dirty_written, lo, hi);
+    }
   }
   return TEXMEM_STATUS_OK;
 }

@@ -230,17 +230,20 @@ static void sub_image(const texmem__gl_tex *t, uint64_t x, uint64_t y, uint64_t 
 
 /* Checks the region a logical shape covers; *texels gets its volume. */
 static texmem_status region_check(const texmem__gl_tex *t, const uint64_t shape[3],
-                                  uint64_t linear_width, uint64_t *texels, texmem_error *err) {
+                                  uint64_t linear_width, uint64_t base_row, uint64_t *texels,
+                                  texmem_error *err) {
   const uint64_t *dm = t->desc.dims;
   uint64_t n = texmem__vol_sat(shape);
   if (!shape[0] || !shape[1] || !shape[2])
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "empty tensor shape");
   if (linear_width) {
-    if (linear_width != dm[0] || n / linear_width + (n % linear_width != 0) > dm[1])
+    uint64_t rows = n / linear_width + (n % linear_width != 0);
+    if (linear_width != dm[0] || base_row > dm[1] || rows > dm[1] - base_row)
       return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                          "linear tensor of %llu texels does not fit a %llux%llu texture",
-                          (unsigned long long)n, (unsigned long long)dm[0],
-                          (unsigned long long)dm[1]);
+                          "linear tensor of %llu texels at row %llu does not fit a %llux%llu "
+                          "texture",
+                          (unsigned long long)n, (unsigned long long)base_row,
+                          (unsigned long long)dm[0], (unsigned long long)dm[1]);
   } else if (shape[0] > dm[0] || shape[1] > dm[1] || shape[2] > dm[2]) {
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "tensor %llux%llux%llu does not fit its %llux%llux%llu texture",
@@ -256,9 +259,9 @@ static texmem_status region_check(const texmem__gl_tex *t, const uint64_t shape[
 
 texmem_status texmem__gl_upload(texmem_gl_context *ctx, texmem__gl_tex *t,
                                 const uint64_t shape[3], uint64_t linear_width,
-                                const float *data, texmem_error *err) {
+                                uint64_t base_row, const float *data, texmem_error *err) {
   uint64_t n;
-  texmem_status st = region_check(t, shape, linear_width, &n, err);
+  texmem_status st = region_check(t, shape, linear_width, base_row, &n, err);
   if (st) return st;
   if (!data) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "data is NULL");
   const void *px = data;
@@ -283,9 +286,9 @@ texmem_status texmem__gl_upload(texmem_gl_context *ctx, texmem__gl_tex *t,
     sub_image(t, 0, 0, 0, shape[0], shape[1], shape[2], px, type);
   } else {
     uint64_t rows = n / linear_width, rest = n % linear_width;
-    if (rows) sub_image(t, 0, 0, 0, linear_width, rows, 1, px, type);
+    if (rows) sub_image(t, 0, base_row, 0, linear_width, rows, 1, px, type);
     if (rest)
-      sub_image(t, 0, rows, 0, rest, 1, 1,
+      sub_image(t, 0, base_row + rows, 0, rest, 1, 1,
                 (const unsigned char *)px + (size_t)(rows * linear_width) * texel_bytes, type);
   }
   unpack_restore(&s, t->target);
@@ -296,10 +299,10 @@ texmem_status texmem__gl_upload(texmem_gl_context *ctx, texmem__gl_tex *t,
 /* Read back: a compute shader copies the logical texels into an SSBO
  * (works for every target, format and layout; no framebuffer needed). */
 texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
-                              const uint64_t shape[3], uint64_t linear_width, float *data,
-                              texmem_error *err) {
+                              const uint64_t shape[3], uint64_t linear_width, uint64_t base_row,
+                              bool ranged, float *data, texmem_error *err) {
   uint64_t n;
-  texmem_status st = region_check(t, shape, linear_width, &n, err);
+  texmem_status st = region_check(t, shape, linear_width, base_row, &n, err);
   if (st) return st;
   if (!data) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "data is NULL");
   if (!ctx->readback.id) {
@@ -325,7 +328,8 @@ texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)prev);
   st = texmem__gl_check(err, "glBufferData (read back SSBO)");
   if (!st) {
-    texmem__gl_binding b = {.tex = t, .linear_width = linear_width};
+    texmem__gl_binding b = {.tex = t, .linear_width = linear_width, .base_row = base_row,
+                            .ranged = ranged};
     memcpy(b.shape, shape, sizeof b.shape);
     st = texmem__gl_exec(ctx, prog, &b, &buf, NULL, 0, NULL, err);
   }
@@ -351,7 +355,7 @@ texmem_status texmem_gl_texture_upload(texmem_gl_context *ctx, texmem_gl_texture
   texmem__gl_tex *t;
   texmem_status st = tex_lookup(ctx, h, &t, err);
   if (st) return st;
-  return texmem__gl_upload(ctx, t, t->desc.dims, 0, texels, err);
+  return texmem__gl_upload(ctx, t, t->desc.dims, 0, 0, texels, err);
 }
 
 texmem_status texmem_gl_texture_read(texmem_gl_context *ctx, texmem_gl_texture h, float *texels,
@@ -359,7 +363,7 @@ texmem_status texmem_gl_texture_read(texmem_gl_context *ctx, texmem_gl_texture h
   texmem__gl_tex *t;
   texmem_status st = tex_lookup(ctx, h, &t, err);
   if (st) return st;
-  return texmem__gl_read(ctx, t, t->desc.dims, 0, texels, err);
+  return texmem__gl_read(ctx, t, t->desc.dims, 0, 0, false, texels, err);
 }
 
 /* ---- buffers ---- */

@@ -1,54 +1,91 @@
-/* Lower bounds: max_live and positional_max. The live set at any task is
- * contained in the live set at the latest start at or before it, so
- * evaluating at start tasks is enough. */
+/* Lower bounds: max_live and positional_max, in O(n log n).
+ *
+ * max_live is one sweep of a difference array over the compressed tasks
+ * (every partial sum fits: problem_init checks the sum of all sizes).
+ *
+ * positional_max sums, over positions k, the largest k-th largest live
+ * size at any task. Add the tensors one by one in descending size to a
+ * count of added tensors per task, kept in a segment tree (range add,
+ * global max). When the global max rises from k-1 to k, the tensor just
+ * added is the first to be the k-th largest at some task, and every
+ * tensor added later is no larger, so its size is position k's maximum.
+ * The max rises by at most one per tensor, so each position is found
+ * exactly once. */
 #include <string.h>
 
 #include "internal.h"
 
-static int cmp_desc(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x > y ? -1 : x < y;
+/* Segment tree over tasks [0, nt): mx[v] = add[v] + max of the children. */
+typedef struct seg_tree {
+  uint32_t *mx, *add;
+} seg_tree;
+
+static void tree_add(seg_tree *t, size_t v, size_t lo, size_t hi, size_t a, size_t b) {
+  if (b < lo || hi < a) return;
+  if (a <= lo && hi <= b) {
+    t->mx[v]++;
+    t->add[v]++;
+    return;
+  }
+  size_t mid = lo + (hi - lo) / 2;
+  tree_add(t, 2 * v, lo, mid, a, b);
+  tree_add(t, 2 * v + 1, mid + 1, hi, a, b);
+  uint32_t l = t->mx[2 * v], r = t->mx[2 * v + 1];
+  t->mx[v] = t->add[v] + (l > r ? l : r);
+}
+
+/* Sorts idx by descending size (a merge sort: qsort has no context pointer). */
+static void sort_desc(size_t *idx, size_t *tmp, size_t n, const uint64_t *size) {
+  if (n < 2) return;
+  size_t h = n / 2;
+  sort_desc(idx, tmp, h, size);
+  sort_desc(idx + h, tmp, n - h, size);
+  size_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = size[idx[j]] > size[idx[i]] ? idx[j++] : idx[i++];
+  while (i < h) tmp[k++] = idx[i++];
+  while (j < n) tmp[k++] = idx[j++];
+  memcpy(idx, tmp, n * sizeof *idx);
 }
 
 texmem_status texmem__bounds(const texmem__problem *pb, texmem_bounds *out,
                              texmem_error *err) {
   out->max_live = 0;
   out->positional_max = 0;
-  size_t n = pb->n;
+  size_t n = pb->n, nt = pb->ntasks;
   if (n == 0) return TEXMEM_STATUS_OK;
-  size_t *start = malloc(((size_t)pb->ntasks + 1) * sizeof *start);
-  size_t *order = malloc(n * sizeof *order);
-  size_t *act = malloc(n * sizeof *act);
-  uint64_t *buf = malloc(n * sizeof *buf);
-  uint64_t *pos = calloc(n, sizeof *pos);
-  if (!start || !order || !act || !buf || !pos) {
-    free(start); free(order); free(act); free(buf); free(pos);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for bounds");
+  size_t tree_n = 1;
+  while (tree_n < nt) tree_n *= 2;
+  uint64_t *diff = calloc(nt + 1, sizeof *diff);
+  size_t *idx = malloc(n * sizeof *idx), *tmp = malloc(n * sizeof *tmp);
+  seg_tree t = {calloc(2 * tree_n, sizeof *t.mx), calloc(2 * tree_n, sizeof *t.add)};
+  if (!diff || !idx || !tmp || !t.mx || !t.add) {
+    free(diff); free(idx); free(tmp); free(t.mx); free(t.add);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for bounds of %zu records", n);
   }
-  texmem__bucket_by_task(pb, pb->first, order, start);
-  size_t nact = 0, npos = 0;
-  for (uint32_t t = 0; t < pb->ntasks; t++) {
-    if (start[t] == start[t + 1]) continue; /* no tensor starts here */
-    size_t keep = 0;
-    for (size_t j = 0; j < nact; j++)
-      if (pb->last[act[j]] >= t) act[keep++] = act[j];
-    nact = keep;
-    for (size_t j = start[t]; j < start[t + 1]; j++) act[nact++] = order[j];
-    uint64_t live = 0;
-    for (size_t j = 0; j < nact; j++) {
-      buf[j] = pb->size[act[j]];
-      live = texmem__add_sat(live, buf[j]);
-    }
+  /* Wrapping arithmetic is exact here: every prefix sum is a live total. */
+  for (size_t i = 0; i < n; i++) {
+    diff[pb->first[i]] += pb->size[i];
+    diff[pb->last[i] + 1] -= pb->size[i];
+  }
+  uint64_t live = 0;
+  for (size_t k = 0; k < nt; k++) {
+    live += diff[k];
     if (live > out->max_live) out->max_live = live;
-    qsort(buf, nact, sizeof *buf, cmp_desc);
-    for (size_t j = 0; j < nact; j++)
-      if (buf[j] > pos[j]) pos[j] = buf[j];
-    if (nact > npos) npos = nact;
   }
+  for (size_t i = 0; i < n; i++) idx[i] = i;
+  sort_desc(idx, tmp, n, pb->size);
+  uint32_t height = 0;
   uint64_t sum = 0;
-  for (size_t j = 0; j < npos; j++) sum = texmem__add_sat(sum, pos[j]);
+  for (size_t k = 0; k < n; k++) {
+    size_t i = idx[k];
+    tree_add(&t, 1, 0, tree_n - 1, pb->first[i], pb->last[i]);
+    if (t.mx[1] > height) {
+      height = t.mx[1];
+      sum = texmem__add_sat(sum, pb->size[i]);
+    }
+  }
   out->positional_max = sum;
-  free(start); free(order); free(act); free(buf); free(pos);
+  free(diff); free(idx); free(tmp); free(t.mx); free(t.add);
   return TEXMEM_STATUS_OK;
 }
 

@@ -107,6 +107,27 @@ uint64_t texmem__offsets_total_sat(const texmem__problem *pb,
  * pb->n entries, start pb->ntasks + 1. */
 void texmem__bucket_by_task(const texmem__problem *pb, const uint32_t *task, size_t *order,
                             size_t *start);
+/* The members of one object (tensors that never conflict), for objects
+ * that grow to any size: member_set.c. Zero-initialise; free with
+ * texmem__mset_free. first/last are the problem's task arrays. */
+typedef struct texmem__mnode {
+  uint32_t first, last; /* copies, so searches read the run only */
+  size_t t;
+} texmem__mnode;
+typedef struct texmem__mset {
+  texmem__mnode **run; /* run[k]: 2^k members sorted by first task, or NULL */
+  unsigned nruns;
+  size_t len;
+} texmem__mset;
+bool texmem__mset_insert(texmem__mset *s, const uint32_t *first, const uint32_t *last,
+                         size_t t);
+/* The member with the smallest first task among those with last >= f
+ * (the one a tensor starting at f could meet next); SIZE_MAX if none. */
+size_t texmem__mset_after(const texmem__mset *s, uint32_t f);
+/* The member with the largest first task among those with last < f. */
+size_t texmem__mset_before(const texmem__mset *s, uint32_t f);
+void texmem__mset_free(texmem__mset *s);
+
 /* Lower bounds on the normalised problem (volumes). */
 texmem_status texmem__bounds(const texmem__problem *pb, texmem_bounds *out,
                              texmem_error *err);
@@ -123,6 +144,22 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
                                    unsigned dims, const texmem_plan_desc *desc,
                                    texmem__problem *pb, texmem_error *err);
 void texmem__problem_free(texmem__problem *pb);
+
+/* Offsets with strategy s (BEST: the smallest of all), as texmem_plan_create
+ * runs them within time_budget_ms (0 = the default, as
+ * texmem_plan_desc.time_budget_ms); *bound is raised to the best bound known. */
+texmem_status texmem__plan_offsets(const texmem__problem *pb, texmem_strategy s,
+                                   uint64_t *offset, uint64_t *total, texmem_strategy *chosen,
+                                   bool *optimal, uint64_t *bound, double time_budget_ms,
+                                   texmem_error *err);
+/* Arena plans (offsets in rows of W-wide textures, arena.c): plans nat's
+ * tensors (records rec, for messages) into *out (objects = arena textures,
+ * offset = base row, total in texels); kind, layout etc. are left to the
+ * caller. */
+struct texmem_plan;
+texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem *nat,
+                                 const texmem_plan_desc *d, struct texmem_plan **out,
+                                 texmem_strategy *chosen, texmem_error *err);
 
 /* Plan object (internal layout, see texmem_plan_* accessors). */
 struct texmem_plan {
@@ -142,6 +179,7 @@ struct texmem_plan {
   uint64_t max_dims[3];
   bool optimal;
   uint64_t bound;
+  texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
 };
 
 #endif

@@ -12,7 +12,8 @@
  * Speed: the unassigned tensors live at a task come from a segment tree
  * over tasks (each tensor in O(log T) nodes, every node emptied once
  * visited), so gathering is O(n log n) overall. Each object keeps its
- * intervals sorted, so a conflict test is a binary search, and it is only
+ * tensors in sorted runs (member_set.c), so a conflict test is a few
+ * binary searches and an insert O(log n) amortised, and the test is only
  * done for objects that would beat the best found so far. Objects busy at
  * the current task leave the candidate list until the task is done, so a
  * task with many tensors does not re-test them (10 000 all-overlapping
@@ -21,15 +22,10 @@
 
 #include "internal.h"
 
-typedef struct span {
-  uint32_t first, last;
-} span;
-
 typedef struct object {
   uint64_t d[3];
-  uint64_t vol; /* saturating volume of d */
-  span *iv;     /* disjoint intervals, sorted by first */
-  size_t niv, cap;
+  uint64_t vol;      /* saturating volume of d */
+  texmem__mset mem;  /* its tensors */
 } object;
 
 typedef struct task_b {
@@ -59,36 +55,11 @@ static int cmp_size_t(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Index of the first interval with first > t (intervals sorted by first). */
-static size_t upper(const object *o, uint32_t t) {
-  size_t lo = 0, hi = o->niv;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (o->iv[mid].first <= t) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
-/* Intervals are disjoint, so only the last one starting at or before
- * `last` can reach `first`. */
-static bool conflicts(const object *o, uint32_t first, uint32_t last) {
-  size_t p = upper(o, last);
-  return p > 0 && o->iv[p - 1].last >= first;
-}
-
-static bool add_interval(object *o, uint32_t first, uint32_t last) {
-  if (o->niv == o->cap) {
-    size_t nc = o->cap ? o->cap * 2 : 4;
-    span *ni = realloc(o->iv, nc * sizeof *ni);
-    if (!ni) return false;
-    o->iv = ni;
-    o->cap = nc;
-  }
-  size_t p = upper(o, first);
-  memmove(o->iv + p + 1, o->iv + p, (o->niv - p) * sizeof *o->iv);
-  o->iv[p] = (span){first, last};
-  o->niv++;
-  return true;
+/* Whether a member of o intersects [first, last]: members are disjoint,
+ * so only the first one ending at or after `first` can. */
+static bool conflicts(const texmem__problem *pb, const object *o, uint32_t first, uint32_t last) {
+  size_t m = texmem__mset_after(&o->mem, first);
+  return m != SIZE_MAX && pb->first[m] <= last;
 }
 
 static bool covers(const uint64_t o[3], const uint64_t t[3]) {
@@ -139,8 +110,8 @@ static size_t choose(const texmem__problem *pb, const object *obj, cand_e *cand,
     }
     if (best != SIZE_MAX && cov == best_cov && (key > best_key || (key == best_key && o > best)))
       continue;
-    if (conflicts(&obj[o], pb->first[i], pb->last[i])) {
-      if (conflicts(&obj[o], task, task)) drop(cand, pos, nc, c--);
+    if (conflicts(pb, &obj[o], pb->first[i], pb->last[i])) {
+      if (conflicts(pb, &obj[o], task, task)) drop(cand, pos, nc, c--);
       continue;
     }
     best = o;
@@ -249,7 +220,7 @@ texmem_status texmem__objects_greedy_by_breadth(const texmem__problem *pb, size_
         memcpy(cand[pos[o]].d, obj[o].d, sizeof obj[o].d);
         cand[pos[o]].vol = obj[o].vol;
       }
-      if (!add_interval(&obj[o], pb->first[i], pb->last[i])) goto oom;
+      if (!texmem__mset_insert(&obj[o].mem, pb->first, pb->last, i)) goto oom;
       object_of[i] = o;
       assigned[i] = true;
     }
@@ -268,7 +239,7 @@ oom:
   st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "greedy_by_breadth: out of memory for %zu tensors", n);
 done:
   if (obj)
-    for (size_t o = 0; o < k; o++) free(obj[o].iv);
+    for (size_t o = 0; o < k; o++) texmem__mset_free(&obj[o].mem);
   free(obj);
   free(cand);
   free(pos);

@@ -24,11 +24,10 @@
 
 #define GAP_NONE UINT32_MAX
 
-/* Objects: members kept sorted by first task. Members of one object never
- * conflict, so the order by first task is also the order by last task. */
+/* Objects: members in a member set (member_set.c: sorted runs, so objects
+ * of 10^5+ tensors insert in O(log n), not O(n)). */
 typedef struct gbs_obj {
-  size_t *mem;
-  size_t len, cap;
+  texmem__mset mem;
   uint64_t dims[3];
 } gbs_obj;
 
@@ -45,21 +44,16 @@ static uint32_t obj_gap(const gbs_state *s, size_t o, size_t t, size_t *when) {
   const texmem__problem *pb = s->pb;
   const gbs_obj *ob = &s->obj[o];
   uint32_t f = pb->first[t], l = pb->last[t];
-  size_t lo = 0, hi = ob->len;
-  while (lo < hi) { /* first member with last >= f */
-    size_t mid = lo + (hi - lo) / 2;
-    if (pb->last[ob->mem[mid]] < f) lo = mid + 1; else hi = mid;
-  }
   uint32_t best = GAP_NONE;
   size_t w = SIZE_MAX;
-  if (lo < ob->len) {
-    size_t m = ob->mem[lo];
+  size_t m = texmem__mset_after(&ob->mem, f); /* first ending at/after f */
+  if (m != SIZE_MAX) {
     if (pb->first[m] <= l) return GAP_NONE;
     best = pb->first[m] - l;
     w = s->step[m];
   }
-  if (lo > 0) {
-    size_t m = ob->mem[lo - 1];
+  m = texmem__mset_before(&ob->mem, f); /* last ending before f */
+  if (m != SIZE_MAX) {
     uint32_t g = f - pb->last[m];
     if (g < best || (g == best && s->step[m] < w)) {
       best = g;
@@ -72,21 +66,7 @@ static uint32_t obj_gap(const gbs_state *s, size_t o, size_t t, size_t *when) {
 
 static bool obj_insert(gbs_state *s, size_t o, size_t t) {
   gbs_obj *ob = &s->obj[o];
-  if (ob->len == ob->cap) {
-    size_t nc = ob->cap ? 2 * ob->cap : 4;
-    size_t *nm = realloc(ob->mem, nc * sizeof *nm);
-    if (!nm) return false;
-    ob->mem = nm;
-    ob->cap = nc;
-  }
-  size_t lo = 0, hi = ob->len;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->pb->first[ob->mem[mid]] < s->pb->first[t]) lo = mid + 1; else hi = mid;
-  }
-  memmove(ob->mem + lo + 1, ob->mem + lo, (ob->len - lo) * sizeof *ob->mem);
-  ob->mem[lo] = t;
-  ob->len++;
+  if (!texmem__mset_insert(&ob->mem, s->pb->first, s->pb->last, t)) return false;
   for (int k = 0; k < 3; k++) ob->dims[k] = texmem__max_u64(ob->dims[k], s->pb->dims[t][k]);
   return true;
 }
@@ -245,33 +225,23 @@ static size_t next_open(size_t *nxt, size_t p) {
   return r;
 }
 
-/* Index of tensor t in the member list of its object. */
-static size_t obj_index(const gbs_state *s, size_t o, size_t t) {
-  const gbs_obj *ob = &s->obj[o];
-  size_t lo = 0, hi = ob->len;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->pb->first[ob->mem[mid]] < s->pb->first[t]) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
 /* Pushes the next valid pair of a cursor of src starting at position p, or
  * nothing when the cursor runs out of members that src can be nearest to
  * (past src's neighbour in its object). */
 static void cursor_push(gbs_state *s, gbs_group *w, size_t *object_of, size_t src, int side,
                         size_t p) {
   const texmem__problem *pb = s->pb;
-  size_t o = object_of[src];
-  size_t k = obj_index(s, o, src);
-  const gbs_obj *ob = &s->obj[o];
+  const gbs_obj *ob = &s->obj[object_of[src]];
+  /* src's neighbours in its object: the cursor stops at them */
+  size_t next = texmem__mset_after(&ob->mem, pb->last[src] + 1);
+  size_t prev = texmem__mset_before(&ob->mem, pb->first[src]);
   for (;;) {
     p = next_open(side == 0 ? w->nxtF : w->nxtL, p);
     if (p >= w->g) return;
     size_t li = side == 0 ? w->byF[p] : w->byL[p], u = w->grp[li], when;
-    if (side == 0 && k + 1 < ob->len && pb->first[u] >= pb->first[ob->mem[k + 1]]) return;
-    if (side == 1 && k > 0 && pb->last[u] <= pb->last[ob->mem[k - 1]]) return;
-    if (obj_gap(s, o, u, &when) != GAP_NONE) {
+    if (side == 0 && next != SIZE_MAX && pb->first[u] >= pb->first[next]) return;
+    if (side == 1 && prev != SIZE_MAX && pb->last[u] <= pb->last[prev]) return;
+    if (obj_gap(s, object_of[src], u, &when) != GAP_NONE) {
       gbs_cand c = {tensor_gap(pb, src, u), (uint8_t)side, u, s->step[src], src, p};
       heap_push(pb, w, c);
       return;
@@ -477,7 +447,7 @@ texmem_status texmem__objects_greedy_by_size(const texmem__problem *pb, size_t *
   }
   if (!st) *n_objects = s.nobj;
   if (s.obj)
-    for (size_t o = 0; o < n; o++) free(s.obj[o].mem);
+    for (size_t o = 0; o < n; o++) texmem__mset_free(&s.obj[o].mem);
   free(s.obj);
   free(s.step);
   free(order);

@@ -354,6 +354,7 @@ texmem_status texmem__objects_local_search(const texmem__problem *pb, size_t *ob
   /* Every greedy start is improved; the smallest result wins, so it is
    * never worse than the best start. */
   uint64_t best = UINT64_MAX, best_start = UINT64_MAX;
+  bool have = false; /* a total may saturate at UINT64_MAX and still be the result */
   size_t tried = 0, nstarts = sizeof starts / sizeof *starts;
   bool multi = n <= LS_MULTI_MAX;
   /* pass 0: (large inputs) find the best start; pass 1: improve */
@@ -390,8 +391,9 @@ texmem_status texmem__objects_local_search(const texmem__problem *pb, size_t *ob
       }
       uint64_t tot = 0;
       for (size_t o = 0; o < s.nobj; o++) tot = texmem__add_sat(tot, s.obj[o].vol);
-      if (tot < best) { /* renumber non-empty objects densely */
+      if (!have || tot < best) { /* renumber non-empty objects densely */
         best = tot;
+        have = true;
         size_t kk = 0;
         for (size_t o = 0; o < s.nobj; o++) where[o] = s.obj[o].len ? kk++ : SIZE_MAX;
         for (size_t t = 0; t < n; t++) object_of[t] = where[work[t]];

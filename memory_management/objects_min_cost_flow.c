@@ -13,7 +13,9 @@
  *
  * Above MCF_DENSE_MAX tensors each row only sees its MCF_NEAREST nearest
  * predecessors (largest last task); the result is then exact for that
- * sparser formulation only. Texture edges costing at least the tensor's
+ * sparser formulation only, and each augmenting search stops after
+ * MCF_SCAN_MAX columns (then the result is a good, not optimal, matching
+ * of it). Texture edges costing at least the tensor's
  * own volume are dropped: a new object is never worse. */
 #include <string.h>
 
@@ -21,6 +23,11 @@
 
 #define MCF_DENSE_MAX 1000u
 #define MCF_NEAREST 64u
+/* Windowed mode bounds each augmenting search: after this many scanned
+ * columns it takes the cheapest free column reached so far (the row's own
+ * "new" column is always one), so a row costs O(window * scans) even on
+ * chains of similar sizes where exact searches run through every row. */
+#define MCF_SCAN_MAX 512u
 #define MCF_NONE SIZE_MAX
 
 typedef struct mcf {
@@ -85,7 +92,21 @@ static void augment(mcf *m, size_t r) {
   size_t ntodo = 0, nseen = 0, target = MCF_NONE;
   relax_row(m, r, 0, &ntodo, &nseen);
   int64_t dstar = 0;
+  size_t scans = 0;
   while (ntodo) {
+    if (m->window && scans++ == MCF_SCAN_MAX) {
+      /* bounded search: the cheapest free column reached */
+      size_t bi = SIZE_MAX;
+      for (size_t k = 0; k < ntodo; k++) {
+        size_t a = m->todo[k];
+        if (m->col_row[a] == MCF_NONE && (bi == SIZE_MAX || m->d[a] < m->d[m->todo[bi]])) bi = k;
+      }
+      if (bi != SIZE_MAX) {
+        target = m->todo[bi];
+        dstar = m->d[target];
+        break;
+      }
+    }
     /* smallest distance; among equals a free column, then a predecessor
      * column (continuing an object) before a "new" one */
     size_t bi = 0;

@@ -2,7 +2,9 @@
  * compressed tasks, linear rows), run the strategy, build and validate the
  * plan. */
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -233,15 +235,126 @@ static texmem_status run_objects(const texmem__problem *pb, texmem_strategy s,
   return TEXMEM_STATUS_OK;
 }
 
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* BEST's time budget. Decisions come from sizes and fixed cost estimates,
+ * not timings, so the same input and budget give the same plan on any
+ * machine (only the "budget spent" rule reads the clock, and it only
+ * applies to the quadratic strategies and exact search):
+ *  - linear ones (naive, equality, greedy_in_order) always run;
+ *  - the n log n greedy ones cost a few seconds per 10^6 tensors: one of
+ *    them (the kind's primary) always runs, the others while the
+ *    estimates of those run so far stay within the budget;
+ *  - those that grow about quadratically on some inputs run only up to a
+ *    size that fits the default 2 s budget, scaled by sqrt(budget / 2 s),
+ *    and not once the budget is spent;
+ *  - exact search gets at most the time left. */
+typedef struct budget {
+  double start_ms, budget_ms;
+  double estimated_ms; /* estimates of the n log n strategies run so far */
+  texmem_strategy_report *reports; /* TEXMEM_STRATEGY_COUNT_ entries */
+} budget;
+
+#define TEXMEM__DEFAULT_BUDGET_MS 2000.0
+
+static size_t quadratic_max_n(texmem_strategy s) {
+  switch (s) {
+    case TEXMEM_STRATEGY_MIN_COST_FLOW: return 20000;
+    case TEXMEM_STRATEGY_LOCAL_SEARCH: return 10000;
+    case TEXMEM_STRATEGY_STRIP_BEST_FIT: return 10000;
+    default: return 0;
+  }
+}
+
+/* Estimated ms per 10^6 tensors of the n log n strategies (measured on the
+ * generated records of bench/, with margin); 0 for the others. */
+static double nlogn_ms_per_million(texmem_plan_kind k, texmem_strategy s) {
+  if (s == TEXMEM_STRATEGY_GREEDY_BY_BREADTH) return k == TEXMEM_PLAN_OBJECTS ? 6000 : 4500;
+  if (s == TEXMEM_STRATEGY_GREEDY_BY_SIZE) return k == TEXMEM_PLAN_OBJECTS ? 8000 : 3000;
+  return 0;
+}
+
+/* The n log n strategy that always runs: the best of them on the model
+ * records for objects, TFLite's choice for offsets. */
+static texmem_strategy primary(texmem_plan_kind k) {
+  return k == TEXMEM_PLAN_OBJECTS ? TEXMEM_STRATEGY_GREEDY_BY_BREADTH
+                                  : TEXMEM_STRATEGY_GREEDY_BY_SIZE;
+}
+
+/* Whether BEST runs candidate c on n tensors; if not, records why. */
+static bool budget_allows(budget *b, texmem_plan_kind kind, texmem_strategy c, size_t n) {
+  texmem_strategy_report *r = &b->reports[c];
+  size_t base = quadratic_max_n(c);
+  double est = nlogn_ms_per_million(kind, c) * (double)n / 1e6;
+  if (est > 0 && c != primary(kind)) {
+    /* the primary's estimate is kept for it when it runs later */
+    double reserve = b->reports[primary(kind)].outcome == TEXMEM_RUN_NOT_RUN
+                         ? nlogn_ms_per_million(kind, primary(kind)) * (double)n / 1e6
+                         : 0;
+    if (b->estimated_ms + est + reserve > b->budget_ms) {
+      r->outcome = TEXMEM_RUN_SKIPPED;
+      snprintf(r->reason, sizeof r->reason,
+               "%zu tensors: its estimated %.0f ms would pass the %.0f ms budget", n, est,
+               b->budget_ms);
+      return false;
+    }
+  }
+  if (est > 0) b->estimated_ms += est;
+  double spent = now_ms() - b->start_ms;
+  if (base) {
+    double lim = (double)base * sqrt(b->budget_ms / TEXMEM__DEFAULT_BUDGET_MS);
+    if ((double)n > lim) {
+      r->outcome = TEXMEM_RUN_SKIPPED;
+      snprintf(r->reason, sizeof r->reason,
+               "%zu tensors: over its limit of %.0f for a %.0f ms budget (its cost grows about "
+               "quadratically)", n, lim, b->budget_ms);
+      return false;
+    }
+  }
+  if ((base || c == TEXMEM_STRATEGY_EXACT) && spent >= b->budget_ms) {
+    r->outcome = TEXMEM_RUN_SKIPPED;
+    snprintf(r->reason, sizeof r->reason, "the %.0f ms budget was spent (%.0f ms) before it",
+             b->budget_ms, spent);
+    return false;
+  }
+  return true;
+}
+
+static void report_failed(texmem_strategy_report *r, texmem_status st, const texmem_error *e,
+                          double ms) {
+  r->outcome = TEXMEM_RUN_FAILED;
+  r->status = st;
+  r->time_ms = ms;
+  size_t l = strnlen(e->message, sizeof r->reason - 1);
+  memcpy(r->reason, e->message, l); /* cut to fit */
+  r->reason[l] = 0;
+}
+
+static void report_planned(texmem_strategy_report *r, uint64_t total, size_t objects,
+                           double ms) {
+  r->outcome = TEXMEM_RUN_PLANNED;
+  r->status = TEXMEM_STATUS_OK;
+  r->total = total;
+  r->objects = objects;
+  r->time_ms = ms;
+}
+
 /* Objects: the strategy, or for BEST the smallest total over all of them. */
 static texmem_status plan_objects(const texmem__problem *pb, texmem_strategy s,
                                   size_t **of, size_t *k, uint64_t *total,
-                                  texmem_strategy *chosen, texmem_error *err) {
+                                  texmem_strategy *chosen, budget *bg,
+                                  texmem_error *err) {
   if (s != TEXMEM_STRATEGY_BEST) {
+    double t0 = now_ms();
     texmem_status st = run_objects(pb, s, of, k, err);
     if (st) return st;
     *total = texmem__objects_total_sat(pb, *of, *k);
     *chosen = s;
+    report_planned(&bg->reports[s], *total, *k, now_ms() - t0);
     return TEXMEM_STATUS_OK;
   }
   *of = NULL;
@@ -250,20 +363,24 @@ static texmem_status plan_objects(const texmem__problem *pb, texmem_strategy s,
   for (unsigned i = 0; i < TEXMEM_STRATEGY_COUNT_; i++) {
     texmem_strategy c = (texmem_strategy)i;
     if (c == TEXMEM_STRATEGY_BEST || !objects_fn(c)) continue;
+    if (!budget_allows(bg, TEXMEM_PLAN_OBJECTS, c, pb->n)) continue;
     size_t *cof = NULL, ck = 0;
     texmem_error e;
+    double t0 = now_ms();
     texmem_status st = run_objects(pb, c, &cof, &ck, &e);
     if (st == TEXMEM_STATUS_OUT_OF_MEMORY) {
       free(*of);
       if (err) *err = e;
       return st;
     }
-    if (st) {
+    if (st) { /* this strategy cannot take the input; the others go on */
+      report_failed(&bg->reports[c], st, &e, now_ms() - t0);
       last = st;
       if (err) *err = e;
       continue;
     }
     uint64_t t = texmem__objects_total_sat(pb, cof, ck);
+    report_planned(&bg->reports[c], t, ck, now_ms() - t0);
     if (!*of || t < *total) {
       free(*of);
       *of = cof;
@@ -280,13 +397,15 @@ static texmem_status plan_objects(const texmem__problem *pb, texmem_strategy s,
 static texmem_status plan_offsets(const texmem__problem *pb, texmem_strategy s,
                                   uint64_t *off, uint64_t *total,
                                   texmem_strategy *chosen, bool *optimal,
-                                  uint64_t *bound, texmem_error *err) {
+                                  uint64_t *bound, budget *bg, texmem_error *err) {
   size_t m = pb->n ? pb->n : 1;
   if (s != TEXMEM_STRATEGY_BEST) {
+    double t0 = now_ms();
     texmem_status st = offsets_fn(s)(pb, off, optimal, bound, err);
     if (st) return st;
     *total = texmem__offsets_total_sat(pb, off);
     *chosen = s;
+    report_planned(&bg->reports[s], *total, 1, now_ms() - t0);
     return TEXMEM_STATUS_OK;
   }
   uint64_t *tmp = calloc(m, sizeof *tmp);
@@ -296,22 +415,31 @@ static texmem_status plan_offsets(const texmem__problem *pb, texmem_strategy s,
   for (unsigned i = 0; i < TEXMEM_STRATEGY_COUNT_; i++) {
     texmem_strategy c = (texmem_strategy)i;
     if (c == TEXMEM_STRATEGY_BEST || !offsets_fn(c)) continue;
+    if (!budget_allows(bg, TEXMEM_PLAN_OFFSETS, c, pb->n)) continue;
+    texmem__problem sub = *pb;
+    if (c == TEXMEM_STRATEGY_EXACT) { /* at most the time left */
+      double left = bg->budget_ms - (now_ms() - bg->start_ms);
+      if (left < sub.exact_time_budget_ms) sub.exact_time_budget_ms = left;
+    }
     bool opt = false;
     uint64_t b = *bound;
     texmem_error e;
-    texmem_status st = offsets_fn(c)(pb, tmp, &opt, &b, &e);
+    double t0 = now_ms();
+    texmem_status st = offsets_fn(c)(&sub, tmp, &opt, &b, &e);
     if (st == TEXMEM_STATUS_OUT_OF_MEMORY) {
       free(tmp);
       if (err) *err = e;
       return st;
     }
     if (st) {
+      report_failed(&bg->reports[c], st, &e, now_ms() - t0);
       last = st;
       if (err) *err = e;
       continue;
     }
     if (b > *bound) *bound = b;
     uint64_t t = texmem__offsets_total_sat(pb, tmp);
+    report_planned(&bg->reports[c], t, 1, now_ms() - t0);
     if (!have || t < *total || (t == *total && opt && !*optimal)) {
       memcpy(off, tmp, m * sizeof *tmp);
       *total = t;
@@ -322,6 +450,17 @@ static texmem_status plan_offsets(const texmem__problem *pb, texmem_strategy s,
   }
   free(tmp);
   return have ? TEXMEM_STATUS_OK : last;
+}
+
+texmem_status texmem__plan_offsets(const texmem__problem *pb, texmem_strategy s,
+                                   uint64_t *offset, uint64_t *total, texmem_strategy *chosen,
+                                   bool *optimal, uint64_t *bound, double time_budget_ms,
+                                   texmem_error *err) {
+  texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
+  memset(reports, 0, sizeof reports);
+  budget bg = {now_ms(), time_budget_ms > 0 ? time_budget_ms : TEXMEM__DEFAULT_BUDGET_MS, 0,
+               reports};
+  return plan_offsets(pb, s, offset, total, chosen, optimal, bound, &bg, err);
 }
 
 /* Linear layout: tensors become ceil(volume / W) rows of a W-wide texture. */
@@ -433,20 +572,34 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
                         d->kind == TEXMEM_PLAN_OBJECTS ? "shared objects" : "offsets");
   if (d->layout != TEXMEM_LAYOUT_NATURAL && d->layout != TEXMEM_LAYOUT_LINEAR)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown layout %d", (int)d->layout);
-  if (d->layout == TEXMEM_LAYOUT_LINEAR && (d->kind != TEXMEM_PLAN_OBJECTS || dims < 2))
+  if (d->layout == TEXMEM_LAYOUT_LINEAR && dims < 2)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
-                        "the linear layout plans shared objects of 2-D/3-D records only");
+                        "the linear layout (objects or arena) plans 2-D/3-D records only");
   if (d->linear_width && d->max_dims[0] && d->linear_width > d->max_dims[0])
     return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "linear width %llu exceeds the width limit %llu",
                         (unsigned long long)d->linear_width, (unsigned long long)d->max_dims[0]);
 
+  if (d->time_budget_ms < 0 || d->time_budget_ms != d->time_budget_ms)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "time_budget_ms must be >= 0");
+  /* Reports live here until the plan exists (it is allocated last). */
+  texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
+  memset(reports, 0, sizeof reports);
+  budget bg = {now_ms(), d->time_budget_ms > 0 ? d->time_budget_ms : TEXMEM__DEFAULT_BUDGET_MS, 0,
+               reports};
+
   texmem__problem nat;
-  texmem_status st = texmem__problem_init(records, count, dims, d, &nat, err);
+  /* An arena's limits are its textures' (W, rows), not the records' dims. */
+  texmem_plan_desc init_d = *d;
+  if (d->kind == TEXMEM_PLAN_OFFSETS && d->layout == TEXMEM_LAYOUT_LINEAR)
+    memset(init_d.max_dims, 0, sizeof init_d.max_dims);
+  texmem_status st = texmem__problem_init(records, count, dims, &init_d, &nat, err);
   if (st) return st;
 
   texmem_plan *p = NULL;
   texmem_strategy chosen = d->strategy;
-  if (d->kind == TEXMEM_PLAN_OFFSETS) {
+  if (d->kind == TEXMEM_PLAN_OFFSETS && d->layout == TEXMEM_LAYOUT_LINEAR) {
+    st = texmem__arena_plan(records, &nat, d, &p, &chosen, err); /* arena.c */
+  } else if (d->kind == TEXMEM_PLAN_OFFSETS) {
     uint64_t *off = calloc(count ? count : 1, sizeof *off);
     texmem_bounds b = {0, 0};
     if (!off) {
@@ -456,7 +609,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
     }
     bool optimal = false;
     uint64_t bound = b.max_live, total = 0;
-    if (!st) st = plan_offsets(&nat, d->strategy, off, &total, &chosen, &optimal, &bound, err);
+    if (!st) st = plan_offsets(&nat, d->strategy, off, &total, &chosen, &optimal, &bound, &bg, err);
     if (!st && !(p = plan_alloc(count, 1)))
       st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
     if (!st) {
@@ -505,7 +658,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
     }
     size_t *of = NULL, k = 0;
     uint64_t total_sat = 0;
-    if (!st) st = plan_objects(use, d->strategy, &of, &k, &total_sat, &chosen, err);
+    if (!st) st = plan_objects(use, d->strategy, &of, &k, &total_sat, &chosen, &bg, err);
     if (!st && !(p = plan_alloc(count, k)))
       st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
     if (!st) {
@@ -544,6 +697,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
   p->dims = dims;
   p->alignment = d->alignment ? d->alignment : 1;
   memcpy(p->max_dims, d->max_dims, sizeof p->max_dims);
+  memcpy(p->reports, reports, sizeof reports);
   st = texmem_plan_validate(records, count, dims, p, err);
   if (st) {
     texmem_plan_destroy(p);
@@ -570,7 +724,8 @@ uint64_t texmem_plan_object_size(const texmem_plan *p, size_t o) {
   return o < p->n_objects ? p->object_size[o] : 0;
 }
 size_t texmem_plan_tensor_object(const texmem_plan *p, size_t t) {
-  return t < p->n_tensors && p->kind == TEXMEM_PLAN_OBJECTS ? p->object_of[t] : 0;
+  return t < p->n_tensors && (p->kind == TEXMEM_PLAN_OBJECTS || p->layout == TEXMEM_LAYOUT_LINEAR)
+             ? p->object_of[t] : 0;
 }
 uint64_t texmem_plan_tensor_offset(const texmem_plan *p, size_t t) {
   return t < p->n_tensors && p->kind == TEXMEM_PLAN_OFFSETS ? p->offset[t] : 0;
@@ -578,3 +733,10 @@ uint64_t texmem_plan_tensor_offset(const texmem_plan *p, size_t t) {
 uint64_t texmem_plan_linear_width(const texmem_plan *p) { return p->linear_width; }
 bool texmem_plan_is_optimal(const texmem_plan *p) { return p->optimal; }
 uint64_t texmem_plan_bound(const texmem_plan *p) { return p->bound; }
+
+texmem_strategy_report texmem_plan_strategy_report(const texmem_plan *p, texmem_strategy s) {
+  texmem_strategy_report r;
+  memset(&r, 0, sizeof r);
+  if (p && (unsigned)s < TEXMEM_STRATEGY_COUNT_) r = p->reports[s];
+  return r;
+}

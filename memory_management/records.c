@@ -22,31 +22,56 @@ static bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* Writes at most 40 bytes of the token [s, s+n) into out (>= 168 bytes)
+ * with every byte that is not printable ASCII, and the backslash and
+ * quote, escaped as \xNN: a message never carries control bytes or
+ * terminal escapes from the file. */
+#define TOKEN_SHOWN 40
+static const char *escape_token(const char *s, size_t n, char *out) {
+  static const char hex[] = "0123456789abcdef";
+  size_t k = 0;
+  for (size_t i = 0; i < n && i < TOKEN_SHOWN; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+      out[k++] = (char)c;
+    } else {
+      out[k++] = '\\';
+      out[k++] = 'x';
+      out[k++] = hex[c >> 4];
+      out[k++] = hex[c & 15];
+    }
+  }
+  if (n > TOKEN_SHOWN) {
+    memcpy(out + k, "...", 3);
+    k += 3;
+  }
+  out[k] = 0;
+  return out;
+}
+
 /* Parses one token [s, s+n) as an unsigned decimal. */
 static texmem_status parse_u64(const char *s, size_t n, size_t line, uint64_t *out,
                                texmem_error *err) {
-  /* Show at most 40 characters of a bad token. */
-  int shown = n > 40 ? 40 : (int)n;
-  const char *ell = n > 40 ? "..." : "";
+  char shown[4 * TOKEN_SHOWN + 8];
   if (s[0] == '-' && n > 1) {
     bool digits = true;
     for (size_t i = 1; i < n; i++) digits = digits && s[i] >= '0' && s[i] <= '9';
     if (digits)
-      return texmem__fail(err, TEXMEM_STATUS_BAD_RECORDS, "line %zu: negative number '%.*s%s'",
-                          line, shown, s, ell);
+      return texmem__fail(err, TEXMEM_STATUS_BAD_RECORDS, "line %zu: negative number '%s'",
+                          line, escape_token(s, n, shown));
   }
   uint64_t v = 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i] < '0' || s[i] > '9')
       return texmem__fail(err, TEXMEM_STATUS_BAD_RECORDS,
-                          "line %zu: malformed token '%.*s%s' (expected an unsigned decimal number)",
-                          line, shown, s, ell);
+                          "line %zu: malformed token '%s' (expected an unsigned decimal number)",
+                          line, escape_token(s, n, shown));
   }
   for (size_t i = 0; i < n; i++) {
     if (texmem__mul_ovf(v, 10, &v) || texmem__add_ovf(v, (uint64_t)(s[i] - '0'), &v))
       return texmem__fail(err, TEXMEM_STATUS_OVERFLOW,
-                          "line %zu: number '%.*s%s' overflows 64 bits (max 18446744073709551615)",
-                          line, shown, s, ell);
+                          "line %zu: number '%s' overflows 64 bits (max 18446744073709551615)",
+                          line, escape_token(s, n, shown));
   }
   *out = v;
   return TEXMEM_STATUS_OK;

@@ -181,6 +181,105 @@ done:
   return st;
 }
 
+/* Arena plans: arena textures W x rows, each tensor in whole rows of one
+ * of them (aligned, inside it), conflicting tensors of one texture on
+ * disjoint rows, every texture as tall as its tensors reach. */
+static texmem_status validate_arena(const texmem_record *rec, size_t n, unsigned dims,
+                                    const texmem_plan *p, texmem_error *err) {
+  uint64_t w = p->linear_width, total = 0;
+  if (n && !w) return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "arena plan with width 0");
+  if (p->max_dims[0] && w > p->max_dims[0])
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "arena width %llu over the limit %llu",
+                        (unsigned long long)w, (unsigned long long)p->max_dims[0]);
+  for (size_t o = 0; o < p->n_objects; o++) {
+    const uint64_t *od = p->object_dims[o];
+    uint64_t v;
+    if (od[0] != w || od[2] != 1 || !od[1])
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "arena texture %zu is %llux%llux%llu, not %llu wide with rows", o,
+                          (unsigned long long)od[0], (unsigned long long)od[1],
+                          (unsigned long long)od[2], (unsigned long long)w);
+    if (p->max_dims[1] && od[1] > p->max_dims[1])
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "arena texture %zu has %llu rows, over the limit %llu", o,
+                          (unsigned long long)od[1], (unsigned long long)p->max_dims[1]);
+    if (texmem__mul_ovf(w, od[1], &v) || v != p->object_size[o] || texmem__add_ovf(total, v, &total))
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "arena texture %zu: size %llu is not %llu x %llu", o,
+                          (unsigned long long)p->object_size[o], (unsigned long long)w,
+                          (unsigned long long)od[1]);
+  }
+  if (total != p->total)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                        "total %llu is not the sum of the arena textures %llu",
+                        (unsigned long long)p->total, (unsigned long long)total);
+  size_t m = n ? n : 1;
+  uint64_t *rows = malloc(m * sizeof *rows);
+  uint64_t *end = calloc(p->n_objects ? p->n_objects : 1, sizeof *end);
+  span *s = malloc(m * sizeof *s);
+  size_t *act = malloc(m * sizeof *act);
+  texmem_status st = TEXMEM_STATUS_OK;
+  if (!rows || !end || !s || !act) {
+    st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < n && !st; i++) {
+    uint64_t vol = 1, e;
+    for (int k = 0; k < 3; k++) vol = texmem__mul_sat(vol, rec_dim(&rec[i], dims, k));
+    rows[i] = vol ? vol / w + (vol % w != 0) : 1; /* at least one row, as planned */
+    size_t o = p->object_of[i];
+    if (o >= p->n_objects)
+      st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                        "tensor %zu: arena texture %zu does not exist (%zu textures)", i, o,
+                        p->n_objects);
+    else if (p->alignment > 1 && p->offset[i] % p->alignment)
+      st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                        "tensor %zu: base row %llu is not a multiple of the alignment %llu", i,
+                        (unsigned long long)p->offset[i], (unsigned long long)p->alignment);
+    else if (texmem__add_ovf(p->offset[i], rows[i], &e) || e > p->object_dims[o][1])
+      st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                        "tensor %zu: rows [%llu, +%llu) pass the %llu rows of arena texture %zu", i,
+                        (unsigned long long)p->offset[i], (unsigned long long)rows[i],
+                        (unsigned long long)p->object_dims[o][1], o);
+    else
+      end[o] = texmem__max_u64(end[o], e);
+    s[i] = (span){rec[i].first_task, rec[i].last_task, i, o};
+  }
+  for (size_t o = 0; o < p->n_objects && !st; o++)
+    if (end[o] != p->object_dims[o][1])
+      st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                        "arena texture %zu has %llu rows but its tensors end at row %llu", o,
+                        (unsigned long long)p->object_dims[o][1], (unsigned long long)end[o]);
+  if (st) goto done;
+  /* As for offsets: each tensor against those live when it starts. */
+  qsort(s, n, sizeof *s, cmp_first);
+  size_t nact = 0;
+  for (size_t i = 0; i < n && !st; i++) {
+    size_t t = s[i].tensor, keep = 0;
+    for (size_t j = 0; j < nact; j++)
+      if (rec[act[j]].last_task >= s[i].first) act[keep++] = act[j];
+    nact = keep;
+    for (size_t j = 0; j < nact && !st; j++) {
+      size_t u = act[j];
+      if (p->object_of[t] == p->object_of[u] && rows[t] && rows[u] &&
+          p->offset[t] < p->offset[u] + rows[u] && p->offset[u] < p->offset[t] + rows[t])
+        st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "tensors %zu and %zu are live together but overlap in arena texture "
+                          "%zu (rows [%llu,+%llu) and [%llu,+%llu))",
+                          u, t, p->object_of[t], (unsigned long long)p->offset[u],
+                          (unsigned long long)rows[u], (unsigned long long)p->offset[t],
+                          (unsigned long long)rows[t]);
+    }
+    act[nact++] = t;
+  }
+done:
+  free(rows);
+  free(end);
+  free(s);
+  free(act);
+  return st;
+}
+
 texmem_status texmem_plan_validate(const texmem_record *records, size_t count,
                                    unsigned dims, const texmem_plan *p,
                                    texmem_error *err) {
@@ -195,5 +294,6 @@ texmem_status texmem_plan_validate(const texmem_record *records, size_t count,
     if (records[i].last_task < records[i].first_task)
       return texmem__fail(err, TEXMEM_STATUS_BAD_RECORDS, "record %zu: last_task < first_task", i);
   if (p->kind == TEXMEM_PLAN_OBJECTS) return validate_objects(records, count, dims, p, err);
+  if (p->layout == TEXMEM_LAYOUT_LINEAR) return validate_arena(records, count, dims, p, err);
   return validate_offsets(records, count, dims, p, err);
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "graph.h"
+#include "tflite.h"
 
 static const char *const op_names[] = {
 #define X(name) #name,
@@ -14,6 +15,19 @@ const char *texmem_op_type_name(texmem_op_type t) {
   return op_names[t];
 }
 
+const char *texmem_tflite_builtin_name(int32_t code) { return texmem__tflite_op_name(code); }
+
+const char *texmem_op_name(const texmem_op *op) {
+  if (!op) return "UNKNOWN";
+  if (op->type != TEXMEM_OP_OTHER) {
+    const char *n = texmem_op_type_name(op->type);
+    return n ? n : "UNKNOWN";
+  }
+  if (op->options.custom_name && op->options.custom_name[0]) return op->options.custom_name;
+  const char *n = texmem__tflite_op_name(op->options.builtin_code);
+  return n ? n : "UNKNOWN_BUILTIN";
+}
+
 static const struct {
   const char *name;
   size_t size;
@@ -22,6 +36,10 @@ static const struct {
     [TEXMEM_DTYPE_INT32] = {"int32", 4},     [TEXMEM_DTYPE_UINT8] = {"uint8", 1},
     [TEXMEM_DTYPE_INT64] = {"int64", 8},     [TEXMEM_DTYPE_BOOL] = {"bool", 1},
     [TEXMEM_DTYPE_INT16] = {"int16", 2},     [TEXMEM_DTYPE_INT8] = {"int8", 1},
+    [TEXMEM_DTYPE_FLOAT64] = {"float64", 8}, [TEXMEM_DTYPE_UINT16] = {"uint16", 2},
+    [TEXMEM_DTYPE_UINT32] = {"uint32", 4},   [TEXMEM_DTYPE_UINT64] = {"uint64", 8},
+    [TEXMEM_DTYPE_COMPLEX64] = {"complex64", 8}, [TEXMEM_DTYPE_COMPLEX128] = {"complex128", 16},
+    [TEXMEM_DTYPE_BFLOAT16] = {"bfloat16", 2},
 };
 
 size_t texmem_dtype_size(texmem_dtype t) {
@@ -37,6 +55,7 @@ texmem_op_options texmem_op_options_default(void) {
   o.stride_w = o.stride_h = 1;
   o.dilation_w = o.dilation_h = 1;
   o.depth_multiplier = 1;
+  o.beta = 1.0f;
   return o;
 }
 

@@ -12,6 +12,10 @@ static bool phwc4_dims(const texmem_tensor *t, unsigned dims, texmem_precision p
   out[0] = out[1] = out[2] = 1;
   switch (dims) {
   case 1:
+    if (p == TEXMEM_PRECISION_STORED) /* dense, in the element type as stored */
+      return !__builtin_mul_overflow(b, h, &r0) && !__builtin_mul_overflow(r0, w, &r0) &&
+             !__builtin_mul_overflow(r0, (uint64_t)t->c, &r0) &&
+             !__builtin_mul_overflow(r0, (uint64_t)texmem_dtype_size(t->type), &out[0]);
     return !__builtin_mul_overflow(b, h, &r0) && !__builtin_mul_overflow(r0, w, &r0) &&
            !__builtin_mul_overflow(r0, slices, &r0) &&
            !__builtin_mul_overflow(r0, p == TEXMEM_PRECISION_FP32 ? 16u : 8u, &out[0]);
@@ -38,7 +42,8 @@ texmem_status texmem_model_records(const texmem_model *m, unsigned dims, texmem_
   if (!m || !out || !n) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "model, out or n is NULL");
   if (dims < 1 || dims > 3)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "dims must be 1, 2 or 3, not %u", dims);
-  if (precision != TEXMEM_PRECISION_FP16 && precision != TEXMEM_PRECISION_FP32)
+  if (precision != TEXMEM_PRECISION_FP16 && precision != TEXMEM_PRECISION_FP32 &&
+      precision != TEXMEM_PRECISION_STORED)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "precision %d unknown", (int)precision);
 
   /* Last reader of every tensor. */

@@ -16,7 +16,9 @@ enum {
   TFL_FULLY_CONNECTED = 9, TFL_LOGISTIC = 14, TFL_MAX_POOL_2D = 17, TFL_MUL = 18,
   TFL_RELU = 19, TFL_RELU6 = 21, TFL_RESHAPE = 22, TFL_RESIZE_BILINEAR = 23,
   TFL_CUSTOM = 32, TFL_PAD = 34, TFL_MEAN = 40, TFL_HARD_SWISH = 117,
-  TFL_DENSIFY = 124
+  TFL_DENSIFY = 124,
+  TFL_SOFTMAX = 25, TFL_TANH = 28, TFL_SUB = 41, TFL_DIV = 42, TFL_PRELU = 54,
+  TFL_MAXIMUM = 55, TFL_MINIMUM = 57, TFL_RESIZE_NEAREST_NEIGHBOR = 97, TFL_LEAKY_RELU = 98
 };
 
 /* BuiltinOptions union member ids. */
@@ -25,20 +27,27 @@ enum {
   TFLO_FULLY_CONNECTED = 8, TFLO_CONCATENATION = 10, TFLO_ADD = 11,
   TFLO_RESIZE_BILINEAR = 15, TFLO_RESHAPE = 17, TFLO_MUL = 21, TFLO_PAD = 22,
   TFLO_REDUCER = 27, TFLO_DEQUANTIZE = 38, TFLO_HARD_SWISH = 91,
-  TFLO_DEPTH_TO_SPACE = 94, TFLO_DENSIFY = 99
+  TFLO_DEPTH_TO_SPACE = 94, TFLO_DENSIFY = 99,
+  TFLO_SOFTMAX = 9, TFLO_SUB = 28, TFLO_DIV = 29, TFLO_MAXIMUM_MINIMUM = 39,
+  TFLO_RESIZE_NEAREST_NEIGHBOR = 74, TFLO_LEAKY_RELU = 75
 };
 
 /* TensorType. */
 enum {
   TFLT_FLOAT32 = 0, TFLT_FLOAT16 = 1, TFLT_INT32 = 2, TFLT_UINT8 = 3,
-  TFLT_INT64 = 4, TFLT_BOOL = 6, TFLT_INT16 = 7, TFLT_INT8 = 9
+  TFLT_INT64 = 4, TFLT_BOOL = 6, TFLT_INT16 = 7, TFLT_COMPLEX64 = 8, TFLT_INT8 = 9,
+  TFLT_FLOAT64 = 10, TFLT_COMPLEX128 = 11, TFLT_UINT64 = 12, TFLT_UINT32 = 15, TFLT_UINT16 = 16,
+  TFLT_BFLOAT16 = 18
 };
 
 /* Field ids of the tables read. */
 enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2, MODEL_BUFFERS = 4 };
 enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM = 1, OPCODE_BUILTIN = 3 };
 enum { SUBGRAPH_TENSORS = 0, SUBGRAPH_INPUTS = 1, SUBGRAPH_OUTPUTS = 2, SUBGRAPH_OPERATORS = 3 };
-enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3, TENSOR_SPARSITY = 6 };
+enum {
+  TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3, TENSOR_SPARSITY = 6,
+  TENSOR_SHAPE_SIGNATURE = 7
+};
 enum {
   OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_BUILTIN_TYPE = 3, OP_BUILTIN = 4,
   OP_CUSTOM_OPTIONS = 5, OP_LARGE_CUSTOM_OFFSET = 9, OP_LARGE_CUSTOM_SIZE = 10
@@ -63,5 +72,15 @@ texmem_status texmem__tflite_densify(const texmem_tensor *t, size_t index,
                                      size_t esize, size_t max_bytes,
                                      void **out, size_t *out_size,
                                      texmem_error *err);
+
+/* Fixes the dynamic dimensions (dynamic[i]: bit d = dimension d of tensor
+ * i is -1 in shape_signature) from desc's input shapes: graph inputs take
+ * the given shapes, any other tensor whose only dynamic dimension is the
+ * batch takes the inputs' batch. Anything left dynamic is
+ * TEXMEM_STATUS_UNSUPPORTED naming the tensor; element counts stay below
+ * max_elements. */
+texmem_status texmem__apply_input_shapes(texmem_model *m, const uint8_t *dynamic,
+                                         const texmem_model_load_desc *desc,
+                                         uint64_t max_elements, texmem_error *err);
 
 #endif

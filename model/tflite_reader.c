@@ -3,6 +3,7 @@
  * Weight-only operators are folded while reading: DEQUANTIZE of constant
  * fp16 data and DENSIFY of constant sparse data make their outputs
  * constants and are dropped, so operator indices are dense over what runs. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 /* No legitimate tensor here comes near this many elements; refusing larger
  * shapes keeps every later size computation far from overflow. */
 #define MAX_ELEMENTS (1ull << 40)
+/* Ranks above TEXMEM_MAX_RANK are read up to this and collapsed. */
+#define MAX_FILE_RANK 16
 
 typedef struct raw_tensor {
   const uint8_t *data; /* buffer bytes inside the file, NULL if none */
@@ -25,8 +28,10 @@ typedef struct reader {
   texmem_error *err;
   texmem_model *m;
   raw_tensor *raw;
+  uint8_t *dynamic; /* per tensor: bit d = dimension d is -1 in shape_signature */
   texmem__fb_vec codes, buffers;
   size_t max_alloc; /* cap for any allocation derived from file contents */
+  const texmem_model_load_desc *desc;
 } reader;
 
 /* BAD_MODEL with "<context>: <flatbuffer error>". */
@@ -58,7 +63,14 @@ static bool map_type(uint8_t t, texmem_dtype *out) {
   case TFLT_BOOL: *out = TEXMEM_DTYPE_BOOL; return true;
   case TFLT_INT16: *out = TEXMEM_DTYPE_INT16; return true;
   case TFLT_INT8: *out = TEXMEM_DTYPE_INT8; return true;
-  default: return false;
+  case TFLT_FLOAT64: *out = TEXMEM_DTYPE_FLOAT64; return true;
+  case TFLT_UINT16: *out = TEXMEM_DTYPE_UINT16; return true;
+  case TFLT_UINT32: *out = TEXMEM_DTYPE_UINT32; return true;
+  case TFLT_UINT64: *out = TEXMEM_DTYPE_UINT64; return true;
+  case TFLT_COMPLEX64: *out = TEXMEM_DTYPE_COMPLEX64; return true;
+  case TFLT_COMPLEX128: *out = TEXMEM_DTYPE_COMPLEX128; return true;
+  case TFLT_BFLOAT16: *out = TEXMEM_DTYPE_BFLOAT16; return true;
+  default: return false; /* STRING, RESOURCE, VARIANT, INT4: no fixed element size */
   }
 }
 
@@ -103,21 +115,59 @@ static texmem_status read_tensor(reader *r, const texmem__fb_vec *tv, uint32_t i
   FB(texmem__fb_table_field(&t, TENSOR_SPARSITY, &raw->sparsity, &raw->sparse),
      "tensor %u: sparsity", i);
 
-  if (shape.len > TEXMEM_MAX_RANK)
+  if (shape.len > MAX_FILE_RANK)
     return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED, "tensor %u ('%s'): rank %u above %d", i,
-                        name, shape.len, TEXMEM_MAX_RANK);
-  int32_t dims[TEXMEM_MAX_RANK];
+                        name, shape.len, MAX_FILE_RANK);
+  int32_t dims[MAX_FILE_RANK];
   for (uint32_t d = 0; d < shape.len; d++) {
     dims[d] = texmem__fb_vec_i32(&shape, d);
     if (dims[d] < 0)
       return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED,
-                          "tensor %u ('%s'): dimension %u is %d (dynamic shapes unsupported)", i,
-                          name, d, (int)dims[d]);
+                          "tensor %u ('%s'): dimension %u is %d in shape (dynamic shapes unsupported "
+                          "there; TFLite marks them in shape_signature)",
+                          i, name, d, (int)dims[d]);
+  }
+  /* Dynamic dimensions: -1 in shape_signature (the stored shape then holds
+   * a placeholder, usually 1). Fixed later from the input shapes. */
+  texmem__fb_vec sig;
+  FB(texmem__fb_vec_field(&t, TENSOR_SHAPE_SIGNATURE, 4, &sig), "tensor %u: shape_signature", i);
+  if (sig.len && sig.len != shape.len)
+    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
+                        "tensor %u ('%s'): shape_signature has rank %u, shape %u", i, name, sig.len,
+                        shape.len);
+  for (uint32_t d = 0; d < sig.len; d++) {
+    int32_t v = texmem__fb_vec_i32(&sig, d);
+    if (v == -1 && shape.len > TEXMEM_MAX_RANK)
+      return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED,
+                          "tensor %u ('%s'): dimension %u of a rank-%u tensor is dynamic (ranks above %d "
+                          "are planned with static shapes only)",
+                          i, name, d, shape.len, TEXMEM_MAX_RANK);
+    if (v == -1)
+      r->dynamic[i] |= (uint8_t)(1u << d);
+    else if (v != dims[d])
+      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
+                          "tensor %u ('%s'): shape_signature dimension %u is %d, shape says %d", i,
+                          name, d, (int)v, (int)dims[d]);
   }
   uint64_t count;
   if (!texmem__shape_elements(shape.len, dims, &count) || count > MAX_ELEMENTS)
     return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
                         "tensor %u ('%s'): shape product too large (over 2^40 elements)", i, name);
+  /* Ranks above 4: the leading dimensions are merged into the first, which
+   * keeps the element count and the row-major order (all planning needs);
+   * operators touching such a tensor are kept as OTHER. */
+  unsigned rank = shape.len;
+  if (rank > TEXMEM_MAX_RANK) {
+    uint64_t lead = 1;
+    for (unsigned d = 0; d + 3 < rank; d++) lead *= (uint64_t)dims[d]; /* <= count */
+    if (lead > INT32_MAX)
+      return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED,
+                          "tensor %u ('%s'): rank %u with leading dimensions over 2^31 elements", i, name,
+                          rank);
+    dims[0] = (int32_t)lead;
+    memmove(dims + 1, dims + rank - 3, 3 * sizeof *dims);
+    rank = TEXMEM_MAX_RANK;
+  }
   texmem_dtype type;
   if (!map_type(type8, &type))
     return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED, "tensor %u ('%s'): element type %u unsupported",
@@ -141,8 +191,12 @@ static texmem_status read_tensor(reader *r, const texmem__fb_vec *tv, uint32_t i
   mt->name = "";
   mt->producer = -1;
   mt->type = type;
-  texmem__tensor_set_shape(mt, shape.len, dims);
-  if (raw->data) mt->flags = TEXMEM_TENSOR_CONSTANT;
+  texmem__tensor_set_shape(mt, rank, dims);
+  if (raw->data) {
+    mt->flags = TEXMEM_TENSOR_CONSTANT;
+    r->dynamic[i] = 0; /* data fixes the shape */
+  }
+  if (rank != shape.len) mt->flags |= TEXMEM_TENSOR_COLLAPSED;
   r->m->n_tensors = i + 1;
   if (name_len) {
     char *copy = malloc(name_len + 1);
@@ -239,6 +293,17 @@ static texmem_status const_ints(reader *r, unsigned k, const char *opname, const
 
 /* ---- folding ---- */
 
+/* Whether DEQUANTIZE / DENSIFY operator can be folded: one constant input
+ * (fp16/fp32 for DEQUANTIZE). Others (int8 dequantization, a non-constant
+ * input) stay in the graph as OTHER operators. */
+static bool foldable(reader *r, int32_t code, const int32_t *in, uint32_t n_in, uint32_t n_out) {
+  if (n_in != 1 || n_out != 1 || in[0] < 0) return false;
+  const texmem_tensor *src = &r->m->tensors[in[0]];
+  if (!(src->flags & TEXMEM_TENSOR_CONSTANT)) return false;
+  return code != TFL_DEQUANTIZE || src->type == TEXMEM_DTYPE_FLOAT16 ||
+         src->type == TEXMEM_DTYPE_FLOAT32;
+}
+
 static texmem_status fold(reader *r, unsigned k, int32_t code, const int32_t *in, uint32_t n_in,
                           const int32_t *out, uint32_t n_out) {
   const char *opname = texmem__tflite_op_name(code);
@@ -332,6 +397,15 @@ static const op_spec specs[] = {
     {TFL_RESHAPE, TEXMEM_OP_RESHAPE, TFLO_RESHAPE, 1, 2},
     {TFL_FULLY_CONNECTED, TEXMEM_OP_FULLY_CONNECTED, TFLO_FULLY_CONNECTED, 2, 3},
     {TFL_DEPTH_TO_SPACE, TEXMEM_OP_DEPTH_TO_SPACE, TFLO_DEPTH_TO_SPACE, 1, 1},
+    {TFL_PRELU, TEXMEM_OP_PRELU, TFLO_NONE, 2, 2},
+    {TFL_SOFTMAX, TEXMEM_OP_SOFTMAX, TFLO_SOFTMAX, 1, 1},
+    {TFL_TANH, TEXMEM_OP_TANH, TFLO_NONE, 1, 1},
+    {TFL_SUB, TEXMEM_OP_SUB, TFLO_SUB, 2, 2},
+    {TFL_DIV, TEXMEM_OP_DIV, TFLO_DIV, 2, 2},
+    {TFL_MAXIMUM, TEXMEM_OP_MAXIMUM, TFLO_MAXIMUM_MINIMUM, 2, 2},
+    {TFL_MINIMUM, TEXMEM_OP_MINIMUM, TFLO_MAXIMUM_MINIMUM, 2, 2},
+    {TFL_LEAKY_RELU, TEXMEM_OP_LEAKY_RELU, TFLO_LEAKY_RELU, 1, 1},
+    {TFL_RESIZE_NEAREST_NEIGHBOR, TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, TFLO_RESIZE_NEAREST_NEIGHBOR, 2, 2},
 };
 
 static const char custom_transpose_conv[] = "Convolution2DTransposeBias";
@@ -426,7 +500,9 @@ static texmem_status parse_options(reader *r, unsigned k, const op_spec *sp, con
     break;
   }
   case TEXMEM_OP_ADD:
-  case TEXMEM_OP_MUL: {
+  case TEXMEM_OP_MUL:
+  case TEXMEM_OP_SUB:
+  case TEXMEM_OP_DIV: {
     uint8_t act;
     U8(0, 0, act);
     if ((s = activation(r, k, name, act, &o->activation))) return s;
@@ -449,6 +525,31 @@ static texmem_status parse_options(reader *r, unsigned k, const op_spec *sp, con
     I32(0, 0, o->axis);
     U8(1, 0, act);
     if ((s = activation(r, k, name, act, &o->activation))) return s;
+    break;
+  }
+  case TEXMEM_OP_SOFTMAX:
+  case TEXMEM_OP_LEAKY_RELU: {
+    /* float fields: SoftmaxOptions.beta, LeakyReluOptions.alpha. Absent
+     * (field or table) reads as the schema default 0, as TFLite does. */
+    uint32_t bits;
+    float v;
+    FB(texmem__fb_u32f(&t, 0, 0, &bits), "operator %u (%s): options", k, name);
+    memcpy(&v, &bits, sizeof v);
+    if (!isfinite(v))
+      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %s is not finite", k,
+                          name, sp->type == TEXMEM_OP_SOFTMAX ? "beta" : "alpha");
+    if (sp->type == TEXMEM_OP_SOFTMAX)
+      o->beta = v;
+    else
+      o->alpha = v;
+    break;
+  }
+  case TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR: {
+    uint8_t ac, hp;
+    U8(0, 0, ac);
+    U8(1, 0, hp);
+    o->align_corners = ac != 0;
+    o->half_pixel_centers = hp != 0;
     break;
   }
   case TEXMEM_OP_RESIZE_BILINEAR: {
@@ -549,6 +650,29 @@ static texmem_status parse_transpose_conv(reader *r, unsigned k, const uint8_t *
   return TEXMEM_STATUS_OK;
 }
 
+/* The custom option bytes of operator table ot: inline, or (models over
+ * 2 GB) at an offset of the file; bounds-checked, borrowed. */
+static texmem_status custom_options(reader *r, unsigned k, const char *custom, const texmem__fb_table *ot,
+                                    const uint8_t **opt, size_t *opt_size) {
+  texmem__fb_vec co;
+  uint64_t loff, lsize;
+  FB(texmem__fb_vec_field(ot, OP_CUSTOM_OPTIONS, 1, &co), "operator %u (custom '%s'): custom options", k,
+     custom);
+  FB(texmem__fb_u64f(ot, OP_LARGE_CUSTOM_OFFSET, 0, &loff), "operator %u (custom '%s'): custom options", k,
+     custom);
+  FB(texmem__fb_u64f(ot, OP_LARGE_CUSTOM_SIZE, 0, &lsize), "operator %u (custom '%s'): custom options", k,
+     custom);
+  *opt = r->fb.data + co.pos;
+  *opt_size = co.len;
+  if (co.len == 0 && loff > 1) {
+    if (loff > r->fb.size || lsize > r->fb.size - loff)
+      return bad(r, TEXMEM__FB_OUT_OF_BOUNDS, "operator %u (custom '%s'): external custom options", k, custom);
+    *opt = r->fb.data + loff;
+    *opt_size = (size_t)lsize;
+  }
+  return TEXMEM_STATUS_OK;
+}
+
 static texmem_status read_indices(reader *r, unsigned k, const texmem__fb_table *ot, unsigned id,
                                   const char *what, bool allow_absent, int32_t **out, uint32_t *n) {
   texmem__fb_vec v;
@@ -564,6 +688,15 @@ static texmem_status read_indices(reader *r, unsigned k, const texmem__fb_table 
     (*out)[i] = t;
   }
   return TEXMEM_STATUS_OK;
+}
+
+static bool touches_collapsed(const reader *r, const int32_t *in, uint32_t n_in, const int32_t *out,
+                              uint32_t n_out) {
+  for (uint32_t i = 0; i < n_in + n_out; i++) {
+    int32_t t = i < n_in ? in[i] : out[i - n_in];
+    if (t >= 0 && (r->m->tensors[t].flags & TEXMEM_TENSOR_COLLAPSED)) return true;
+  }
+  return false;
 }
 
 static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
@@ -598,8 +731,14 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
                        t->producer >= 0 ? "already produced by another operator" : "a constant");
       goto done;
     }
+    for (uint32_t j = 0; j < i; j++)
+      if (out[j] == out[i]) {
+        s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u: output tensor %d listed twice", k,
+                         (int)out[i]);
+        goto done;
+      }
   }
-  if (code == TFL_DEQUANTIZE || code == TFL_DENSIFY) {
+  if ((code == TFL_DEQUANTIZE || code == TFL_DENSIFY) && foldable(r, code, in, n_in, n_out)) {
     s = fold(r, k, code, in, n_in, out, n_out);
     goto done;
   }
@@ -607,84 +746,74 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
   texmem_op op;
   memset(&op, 0, sizeof op);
   op.options = texmem_op_options_default();
+  op.options.builtin_code = code;
   const op_spec *sp = NULL;
   op_spec custom_spec = {TFL_CUSTOM, TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS, TFLO_NONE, 3, 3};
+  const uint8_t *opt = NULL;
+  size_t opt_size = 0;
   if (code == TFL_CUSTOM) {
-    if (strcmp(custom, custom_transpose_conv) != 0) {
-      s = texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u: custom operator '%s' unsupported", k,
-                       custom);
-      goto done;
-    }
-    sp = &custom_spec;
+    /* Every custom operator's option bytes are checked and kept, known or
+     * not; only Convolution2DTransposeBias is parsed. */
+    if ((s = custom_options(r, k, custom, &ot, &opt, &opt_size))) goto done;
+    if (strcmp(custom, custom_transpose_conv) == 0) sp = &custom_spec;
   } else {
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
       if (specs[i].code == code) sp = &specs[i];
-    if (!sp) {
-      const char *n = texmem__tflite_op_name(code);
-      if (n)
-        s = texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u: %s unsupported", k, n);
-      else
-        s = texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u: unknown builtin code %d", k,
-                         (int)code);
-      goto done;
-    }
   }
-  const char *name = texmem_op_type_name(sp->type);
-  if (n_in < sp->min_in || n_in > sp->max_in || n_out != 1) {
-    s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %u inputs and %u outputs", k, name, n_in,
-                     n_out);
-    goto done;
-  }
-  for (uint32_t i = 0; i < sp->min_in; i++)
-    if (in[i] < 0) {
-      s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): required input %u absent", k, name, i);
+  if (sp) {
+    const char *name = texmem_op_type_name(sp->type);
+    if (n_in < sp->min_in || n_in > sp->max_in || n_out != 1) {
+      s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %u inputs and %u outputs", k, name,
+                       n_in, n_out);
       goto done;
     }
-  if (sp->type == TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS) {
-    texmem__fb_vec co;
-    uint64_t loff, lsize;
-    const uint8_t *opt;
-    size_t opt_size;
-    texmem__fb_err e;
-    if ((e = texmem__fb_vec_field(&ot, OP_CUSTOM_OPTIONS, 1, &co)) ||
-        (e = texmem__fb_u64f(&ot, OP_LARGE_CUSTOM_OFFSET, 0, &loff)) ||
-        (e = texmem__fb_u64f(&ot, OP_LARGE_CUSTOM_SIZE, 0, &lsize))) {
-      s = bad(r, e, "operator %u (%s): custom options", k, name);
-      goto done;
-    }
-    opt = r->fb.data + co.pos;
-    opt_size = co.len;
-    if (co.len == 0 && loff > 1) {
-      if (loff > r->fb.size || lsize > r->fb.size - loff) {
-        s = bad(r, TEXMEM__FB_OUT_OF_BOUNDS, "operator %u (%s): external custom options", k, name);
+    for (uint32_t i = 0; i < sp->min_in; i++)
+      if (in[i] < 0) {
+        s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): required input %u absent", k, name,
+                         i);
         goto done;
       }
-      opt = r->fb.data + loff;
-      opt_size = (size_t)lsize;
+    if (touches_collapsed(r, in, n_in, out, n_out))
+      s = TEXMEM_STATUS_UNSUPPORTED_OP; /* a rank above 4: no kernel handles it */
+    else if (sp->type == TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS)
+      s = parse_transpose_conv(r, k, opt, opt_size, &op.options);
+    else
+      s = parse_options(r, k, sp, &ot, in, n_in, &op.options);
+    if (s == TEXMEM_STATUS_UNSUPPORTED_OP) {
+      /* Options outside the IR: keep the operator (it plans) as OTHER; the
+       * runtime refuses it by name. */
+      op.options = texmem_op_options_default();
+      op.options.builtin_code = code;
+      op.options.options_unsupported = true;
+      sp = NULL;
+      s = TEXMEM_STATUS_OK;
+      if (r->err) memset(r->err, 0, sizeof *r->err);
+    } else if (s) {
+      goto done;
     }
-    if ((s = parse_transpose_conv(r, k, opt, opt_size, &op.options))) goto done;
-    char *cname = malloc(sizeof custom_transpose_conv);
-    uint8_t *copt = malloc(opt_size);
+  }
+  if (code == TFL_CUSTOM) {
+    size_t name_len = strlen(custom);
+    char *cname = malloc(name_len + 1);
+    uint8_t *copt = malloc(opt_size ? opt_size : 1);
     if (!cname || !copt) {
       free(cname);
       free(copt);
       s = texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u: no memory", k);
       goto done;
     }
-    memcpy(cname, custom_transpose_conv, sizeof custom_transpose_conv);
-    memcpy(copt, opt, opt_size);
+    memcpy(cname, custom, name_len + 1);
+    if (opt_size) memcpy(copt, opt, opt_size);
     op.options.custom_name = cname;
     op.options.custom_options = copt;
     op.options.custom_options_size = opt_size;
-  } else if ((s = parse_options(r, k, sp, &ot, in, n_in, &op.options))) {
-    goto done;
   }
-  op.type = sp->type;
+  op.type = sp ? sp->type : TEXMEM_OP_OTHER;
   op.inputs = in;
   op.n_inputs = n_in;
   op.outputs = out;
   op.n_outputs = n_out;
-  r->m->tensors[out[0]].producer = (int32_t)r->m->n_ops;
+  for (uint32_t i = 0; i < n_out; i++) r->m->tensors[out[i]].producer = (int32_t)r->m->n_ops;
   r->m->ops[r->m->n_ops++] = op; /* capacity reserved for every file op */
   return TEXMEM_STATUS_OK;
 done:
@@ -770,11 +899,14 @@ static texmem_status read_model(reader *r) {
       (s = texmem__model_reserve_ops(r->m, ov.len ? ov.len : 1, r->err)))
     return s;
   r->raw = calloc(tv.len ? tv.len : 1, sizeof *r->raw);
-  if (!r->raw) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %u tensors", tv.len);
+  r->dynamic = calloc(tv.len ? tv.len : 1, 1);
+  if (!r->raw || !r->dynamic)
+    return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %u tensors", tv.len);
   for (uint32_t i = 0; i < tv.len; i++)
     if ((s = read_tensor(r, &tv, i))) return s;
   if ((s = read_io(r, &sg, SUBGRAPH_INPUTS, "input", &r->m->inputs, &r->m->n_inputs, TEXMEM_TENSOR_INPUT)) ||
-      (s = read_io(r, &sg, SUBGRAPH_OUTPUTS, "output", &r->m->outputs, &r->m->n_outputs, TEXMEM_TENSOR_OUTPUT)))
+      (s = read_io(r, &sg, SUBGRAPH_OUTPUTS, "output", &r->m->outputs, &r->m->n_outputs, TEXMEM_TENSOR_OUTPUT)) ||
+      (s = texmem__apply_input_shapes(r->m, r->dynamic, r->desc, MAX_ELEMENTS, r->err)))
     return s;
   for (uint32_t k = 0; k < ov.len; k++)
     if ((s = read_op(r, &ov, k))) return s;
@@ -785,6 +917,12 @@ static texmem_status read_model(reader *r) {
 
 texmem_status texmem_model_read_tflite(const void *data, size_t size, texmem_model **out,
                                        texmem_error *err) {
+  return texmem_model_read_tflite_desc(data, size, NULL, out, err);
+}
+
+texmem_status texmem_model_read_tflite_desc(const void *data, size_t size,
+                                            const texmem_model_load_desc *desc, texmem_model **out,
+                                            texmem_error *err) {
   if (!out || (!data && size)) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "data or out is NULL");
   *out = NULL;
   if (size > UINT32_MAX)
@@ -795,10 +933,12 @@ texmem_status texmem_model_read_tflite(const void *data, size_t size, texmem_mod
   r.fb.size = size;
   r.err = err;
   r.max_alloc = size * 64 + (1u << 20);
+  r.desc = desc;
   texmem_status s = texmem_model_create(&r.m, err);
   if (s) return s;
   s = read_model(&r);
   free(r.raw);
+  free(r.dynamic);
   if (s) {
     texmem_model_destroy(r.m);
     return s;
@@ -808,6 +948,11 @@ texmem_status texmem_model_read_tflite(const void *data, size_t size, texmem_mod
 }
 
 texmem_status texmem_model_load_tflite(const char *path, texmem_model **out, texmem_error *err) {
+  return texmem_model_load_tflite_desc(path, NULL, out, err);
+}
+
+texmem_status texmem_model_load_tflite_desc(const char *path, const texmem_model_load_desc *desc,
+                                            texmem_model **out, texmem_error *err) {
   if (!path || !out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "path or out is NULL");
   *out = NULL;
   FILE *f = fopen(path, "rb");
@@ -836,7 +981,7 @@ texmem_status texmem_model_load_tflite(const char *path, texmem_model **out, tex
     free(buf);
     return texmem__fail(err, TEXMEM_STATUS_IO, "%s: read error", path);
   }
-  texmem_status s = texmem_model_read_tflite(buf, len, out, err);
+  texmem_status s = texmem_model_read_tflite_desc(buf, len, desc, out, err);
   free(buf);
   if (s && err) {
     /* Prefix the path so CLI messages say which file. */

@@ -4,9 +4,10 @@
  * work-group counts.
  *
  * Conventions every kernel keeps:
- * - A tensor (B=1) is PHWC4: logical texel (x=w, y=h, z=slice), slice s
- *   holds channels 4s..4s+3 as rgba. Accessors NAME_read / NAME_write /
- *   NAME_shape from texmem_gl_program_desc hide the layout.
+ * - A tensor is PHWC4: logical texel (x=w, y=h, z=b*S+slice) with S =
+ *   ceil(C/4) slices a batch; slice s holds channels 4s..4s+3 as rgba.
+ *   Accessors NAME_read / NAME_write / NAME_shape from
+ *   texmem_gl_program_desc hide the layout; NAME_shape().z is B*S.
  * - A kernel writes EVERY texel of its output's logical shape, with the
  *   padding channels (c >= C in the last slice) set to 0, so readers may
  *   rely on them being 0 whatever the texture held before (shared
@@ -44,6 +45,13 @@ typedef struct texmem__kernel {
   texmem_gl_uniform uniforms[TEXMEM__KERNEL_MAX_UNIFORMS]; /* names: string literals */
   size_t n_uniforms;
   uint32_t groups[3]; /* 0,0,0 = cover outputs[0] with the program's local size */
+  /* Operators one program cannot do at once (a CONCATENATION of more
+   * inputs than a program binds): the runtime zeroes the kernel, sets
+   * `pass` and calls the builder for pass 0, then 1, 2, ... while pass <
+   * n_passes (as pass 0 set it; 0 = 1 pass). Each pass is one dispatch of
+   * the operator's task; passes write disjoint texels of the outputs. */
+  uint32_t pass;     /* in */
+  uint32_t n_passes; /* out, pass 0 */
 } texmem__kernel;
 
 typedef texmem_status (*texmem__kernel_build_fn)(texmem__kernel_env *env,
@@ -73,6 +81,9 @@ void texmem__kernel_float(texmem__kernel *k, const char *name, float v);
 
 /* The builder for an op type; NULL if none. */
 texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t);
+/* Whether the op type's kernel addresses batch > 1 (texel z = b*S + s);
+ * the runtime refuses a batch > 1 for the others. */
+bool texmem__kernel_any_batch(texmem_op_type t);
 
 /* Builders, one family a file. */
 texmem_status texmem__kernel_conv2d(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
@@ -87,5 +98,6 @@ texmem_status texmem__kernel_pad(texmem__kernel_env *, const texmem_model *, con
 texmem_status texmem__kernel_concat(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_reshape(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_depth_to_space(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+texmem_status texmem__kernel_softmax(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 
 #endif

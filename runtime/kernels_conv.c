@@ -3,7 +3,8 @@
  * slices (each weight vec4 feeds 4 pixels, each texel read 16
  * multiply-adds). 1x1 kernels take a loop
  * without bounds checks (op_conv1x1.comp), everything else op_conv.comp.
- * Padding, output size and activation follow TFLite. */
+ * Pixels run over batch x H x W. Padding, output size and activation
+ * follow TFLite. */
 #include "kernels_conv_common.h"
 
 texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model *model,
@@ -32,7 +33,7 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   int32_t ih = (int32_t)x->h, iw = (int32_t)x->w, kh = (int32_t)KH, kw = (int32_t)KW;
   int32_t oh = texmem__conv_out_size(o->padding, ih, kh, o->stride_h, o->dilation_h);
   int32_t ow = texmem__conv_out_size(o->padding, iw, kw, o->stride_w, o->dilation_w);
-  if ((s = texmem__conv_check_out(name, y, 1, (uint32_t)oh, (uint32_t)ow, O, err))) return s;
+  if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)oh, (uint32_t)ow, O, err))) return s;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
   bool one = KH == 1 && KW == 1;
@@ -47,7 +48,8 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   static const char *const ins[] = {"x"}, *const outs[] = {"y"}, *const bufs[] = {"w", "b"};
   /* Flat invocations: quads of pixels x groups, 64 a work group, split
    * over the x and y work group counts (each at most 65535). */
-  uint64_t quads = ((uint64_t)ow * (uint64_t)oh + TEXMEM__CONV_PX - 1) / TEXMEM__CONV_PX;
+  uint64_t quads =
+      ((uint64_t)ow * (uint64_t)oh * x->b + TEXMEM__CONV_PX - 1) / TEXMEM__CONV_PX;
   uint64_t wgs = (quads * ng + 63) / 64, gx = wgs < 65535 ? wgs : 65535, gy = (wgs + gx - 1) / gx;
   if (quads * ng > (uint64_t)INT32_MAX / 2 || gy > 65535)
     return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "%s: output %dx%dx%u too large", name,
@@ -69,6 +71,7 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
     texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);
     texmem__kernel_int(out, "quads", (int32_t)quads);
   }
+  texmem__ku_batch(out, x->b);
   out->groups[0] = (uint32_t)gx;
   out->groups[1] = (uint32_t)gy;
   out->groups[2] = 1;

@@ -94,14 +94,12 @@ static inline texmem_status texmem__conv_operands(const char *op, const texmem_m
   return TEXMEM_STATUS_OK;
 }
 
-/* Rank-4 input and weights, batch 1 (the spatial convolutions). */
+/* Rank-4 input and weights (the spatial convolutions). */
 static inline texmem_status texmem__conv_check_4d(const char *op, const texmem_tensor *x,
                                                   const texmem_tensor *w, texmem_error *err) {
   if (w->rank != 4 || x->rank != 4)
     return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: input rank %u, weights rank %u (need 4)",
                         op, x->rank, w->rank);
-  if (x->b != 1)
-    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "%s: batch %u (only 1)", op, x->b);
   return TEXMEM_STATUS_OK;
 }
 

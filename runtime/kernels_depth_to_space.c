@@ -14,7 +14,8 @@ texmem_status texmem__kernel_depth_to_space(texmem__kernel_env *env, const texme
                         "DEPTH_TO_SPACE: block %d does not fit rank %u, %u channels", bs, x->rank,
                         x->c);
   uint32_t oc = x->c / ((uint32_t)bs * (uint32_t)bs);
-  if ((s = texmem__ku_check_out(name, y, x->h * (uint32_t)bs, x->w * (uint32_t)bs, oc, err)))
+  if ((s = texmem__ku_check_out(name, y, x->h * (uint32_t)bs, x->w * (uint32_t)bs, oc, err)) ||
+      (s = texmem__ku_check_batch(name, x, y, err)))
     return s;
   if ((s = texmem__ku_program_1(env, "op_depth_to_space.comp", op, out, err))) return s;
   texmem__kernel_ivec4(out, "cfg", bs, (int32_t)oc, 0, 0);

@@ -32,7 +32,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
   int32_t ih = (int32_t)x->h, iw = (int32_t)x->w, kh = (int32_t)KH, kw = (int32_t)KW;
   int32_t oh = texmem__conv_out_size(o->padding, ih, kh, o->stride_h, o->dilation_h);
   int32_t ow = texmem__conv_out_size(o->padding, iw, kw, o->stride_w, o->dilation_w);
-  if ((s = texmem__conv_check_out(name, y, 1, (uint32_t)oh, (uint32_t)ow, OC, err))) return s;
+  if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)oh, (uint32_t)ow, OC, err))) return s;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
   uint32_t os = (uint32_t)texmem__ku_slices(OC);
@@ -63,11 +63,12 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);
   texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);
   if (mult != 1) texmem__kernel_ivec4(out, "chan", (int32_t)mult, (int32_t)OC, 0, 0);
+  texmem__ku_batch(out, x->b);
   if (k3) {
     /* Flat: (slice, row, quad of columns), 64 a work group, split over the
      * x and y work group counts (each at most 65535). */
     uint64_t quads = ((uint64_t)ow + TEXMEM__CONV_PX - 1) / TEXMEM__CONV_PX;
-    uint64_t n = (uint64_t)os * (uint64_t)oh * quads;
+    uint64_t n = (uint64_t)os * x->b * (uint64_t)oh * quads;
     uint64_t wgs = (n + 63) / 64, gx = wgs < 65535 ? wgs : 65535, gy = (wgs + gx - 1) / gx;
     if (n > (uint64_t)INT32_MAX / 2 || gy > 65535)
       return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "%s: output %dx%dx%u too large", name,
@@ -79,6 +80,6 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
   }
   out->groups[0] = ((uint32_t)ow + 7) / 8;
   out->groups[1] = ((uint32_t)oh + 7) / 8;
-  out->groups[2] = os;
+  out->groups[2] = os * x->b;
   return TEXMEM_STATUS_OK;
 }

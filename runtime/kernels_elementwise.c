@@ -1,14 +1,18 @@
-/* Element-wise kernels: RELU, RELU6, LOGISTIC, HARD_SWISH (op_unary.comp)
- * and ADD, MUL (op_binary.comp) with numpy-style broadcasting of the
- * shapes as written (right-aligned; a dimension of 1 broadcasts) and the
- * fused activation. A constant operand goes to an SSBO in PHWC4 order of
- * its own shape; a non-constant one is an image. */
+/* Element-wise kernels: RELU, RELU6, LOGISTIC, HARD_SWISH, TANH,
+ * LEAKY_RELU (op_unary.comp) and ADD, MUL, SUB, DIV, MAXIMUM, MINIMUM,
+ * PRELU (op_binary.comp) with numpy-style broadcasting of the shapes as
+ * written (right-aligned; a dimension of 1 broadcasts) and the fused
+ * activation where TFLite has one. A constant operand goes to an SSBO in
+ * PHWC4 order of its own shape; a non-constant one is an image. */
 #include "kernels_util.h"
 
-/* Shape as written, right-aligned into 4 dims (leading 1s). */
-static void align4(const texmem_tensor *t, int32_t s[4]) {
-  unsigned lead = 4 - t->rank;
-  for (unsigned i = 0; i < 4; i++) s[i] = i < lead ? 1 : t->shape[i - lead];
+/* Shape as written, right-aligned to rank r (numpy broadcasting), then
+ * placed as (B, H, W, C) the way a rank-r tensor maps to BHWC. */
+static void align_bhwc(const texmem_tensor *t, unsigned r, int32_t s[4]) {
+  s[0] = s[1] = s[2] = s[3] = 1;
+  unsigned lead = r - t->rank;
+  for (unsigned i = lead; i < r; i++)
+    s[texmem__ku_axis_component(r, i)] = t->shape[i - lead];
 }
 
 static texmem_status unary(texmem__kernel_env *env, const texmem_model *model,
@@ -17,11 +21,15 @@ static texmem_status unary(texmem__kernel_env *env, const texmem_model *model,
   const texmem_tensor *x = NULL, *y = NULL;
   texmem_status s = texmem__ku_in_out(name, model, op, &x, &y, err);
   if (s) return s;
-  if ((s = texmem__ku_check_out(name, y, x->h, x->w, x->c, err))) return s;
+  if ((s = texmem__ku_check_out(name, y, x->h, x->w, x->c, err)) ||
+      (s = texmem__ku_check_batch(name, x, y, err)))
+    return s;
   int kind = op->type == TEXMEM_OP_RELU ? 0 : op->type == TEXMEM_OP_RELU6 ? 1
-             : op->type == TEXMEM_OP_LOGISTIC ? 2 : 3;
+             : op->type == TEXMEM_OP_LOGISTIC ? 2 : op->type == TEXMEM_OP_HARD_SWISH ? 3
+             : op->type == TEXMEM_OP_TANH ? 4 : 5;
   if ((s = texmem__ku_program_1(env, "op_unary.comp", op, out, err))) return s;
   texmem__kernel_int(out, "kind", kind);
+  if (kind == 5) texmem__kernel_float(out, "alpha", op->options.alpha);
   texmem__kernel_int(out, "channels", (int32_t)y->c);
   return TEXMEM_STATUS_OK;
 }
@@ -34,14 +42,14 @@ static texmem_status const_buffer(texmem__kernel_env *env, const char *name,
   if (t->type != TEXMEM_DTYPE_FLOAT32 || !t->data || t->data_size != n * sizeof(float))
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
                         "%s: constant operand \"%s\" is not %zu float32 values", name, t->name, n);
-  size_t h = (size_t)s[1], w = (size_t)s[2], c = (size_t)s[3], sl = (c + 3) / 4;
-  float *p = calloc(h * w * sl * 4, sizeof *p);
+  /* Dense order as written is BHWC order for every rank. */
+  size_t bhw = (size_t)s[0] * s[1] * s[2], c = (size_t)s[3], sl = (c + 3) / 4;
+  float *p = calloc(bhw * sl * 4, sizeof *p);
   if (!p) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: out of memory", name);
   const float *v = t->data;
-  for (size_t y = 0; y < h; y++)
-    for (size_t x = 0; x < w; x++)
-      for (size_t k = 0; k < c; k++) p[((y * w + x) * sl + k / 4) * 4 + k % 4] = v[(y * w + x) * c + k];
-  texmem_status st = texmem__kernel_buffer(env, p, h * w * sl * 4, buf, err);
+  for (size_t i = 0; i < bhw; i++)
+    for (size_t k = 0; k < c; k++) p[(i * sl + k / 4) * 4 + k % 4] = v[i * c + k];
+  texmem_status st = texmem__kernel_buffer(env, p, bhw * sl * 4, buf, err);
   free(p);
   return st;
 }
@@ -56,8 +64,11 @@ static texmem_status binary(texmem__kernel_env *env, const texmem_model *model,
   const texmem_tensor *ta = ia >= 0 ? texmem_model_tensor(model, (size_t)ia) : NULL;
   const texmem_tensor *tb = ib >= 0 ? texmem_model_tensor(model, (size_t)ib) : NULL;
   if (!ta || !tb) return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: an input is missing", name);
-  /* ADD and MUL commute: keep a constant operand second. */
+  /* Keep a constant operand second; the shader swaps back the operands of
+   * the ops that do not commute. */
+  bool swap = false;
   if (ta->flags & TEXMEM_TENSOR_CONSTANT) {
+    swap = true;
     const texmem_tensor *tt = ta;
     ta = tb;
     tb = tt;
@@ -72,19 +83,39 @@ static texmem_status binary(texmem__kernel_env *env, const texmem_model *model,
   bool b_const = (tb->flags & TEXMEM_TENSOR_CONSTANT) != 0;
   if (!b_const && (s = texmem__ku_image(name, model, ib, "input", &tb, err))) return s;
   int32_t sa[4], sb[4], so[4];
-  align4(ta, sa);
-  align4(tb, sb);
+  unsigned rank = ta->rank > tb->rank ? ta->rank : tb->rank;
+  align_bhwc(ta, rank, sa);
+  align_bhwc(tb, rank, sb);
+  /* An image operand is read through its own BHWC layout: a lower-rank
+   * tensor whose aligned dims land elsewhere (e.g. [2,W,C] against rank 4,
+   * its batch becoming H) is not addressed. */
+  for (int k = 0; k < 2; k++) {
+    const texmem_tensor *t = k ? tb : ta;
+    const int32_t *sk = k ? sb : sa;
+    if (k && b_const) continue;
+    if ((uint32_t)sk[0] != t->b || (uint32_t)sk[1] != t->h || (uint32_t)sk[2] != t->w ||
+        (uint32_t)sk[3] != t->c)
+      return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
+                          "%s: input \"%s\" of rank %u broadcasts against rank %u with its "
+                          "leading dims moved",
+                          name, t->name, t->rank, rank);
+  }
   for (int i = 0; i < 4; i++) {
     if (sa[i] != sb[i] && sa[i] != 1 && sb[i] != 1)
       return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
                           "%s: shapes do not broadcast (dim %d: %d vs %d)", name, i, sa[i], sb[i]);
     so[i] = sa[i] > sb[i] ? sa[i] : sb[i];
   }
-  if (so[0] != 1)
-    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "%s: batch %d (only 1)", name, so[0]);
   if ((s = texmem__ku_check_out(name, y, (uint32_t)so[1], (uint32_t)so[2], (uint32_t)so[3], err)))
     return s;
-  if ((s = texmem__ku_activation(name, op->options.activation, out, err))) return s;
+  if (y->b != (uint32_t)so[0])
+    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: output \"%s\" has batch %u, the op gives %d",
+                        name, y->name, y->b, so[0]);
+  bool fused = op->type == TEXMEM_OP_ADD || op->type == TEXMEM_OP_MUL ||
+               op->type == TEXMEM_OP_SUB || op->type == TEXMEM_OP_DIV;
+  if ((s = texmem__ku_activation(name, fused ? op->options.activation : TEXMEM_ACT_NONE, out,
+                                 err)))
+    return s;
 
   static const char *const ab[] = {"a", "b"}, *const a_only[] = {"a"}, *const outs[] = {"dst"},
                            *const bufs[] = {"bconst"};
@@ -110,12 +141,22 @@ static texmem_status binary(texmem__kernel_env *env, const texmem_model *model,
   if (s) return s;
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
-  texmem__kernel_int(out, "mode", op->type == TEXMEM_OP_ADD ? 0 : 1);
+  int mode = 0;
+  switch (op->type) {
+    case TEXMEM_OP_MUL: mode = 1; break;
+    case TEXMEM_OP_SUB: mode = 2; break;
+    case TEXMEM_OP_DIV: mode = 3; break;
+    case TEXMEM_OP_MAXIMUM: mode = 4; break;
+    case TEXMEM_OP_MINIMUM: mode = 5; break;
+    case TEXMEM_OP_PRELU: mode = 6; break;
+    default: break;
+  }
+  texmem__kernel_ivec4(out, "mode", mode, swap, 0, 0);
   texmem__kernel_int(out, "channels", so[3]);
   texmem__kernel_ivec4(out, "abc", sa[2] == 1 && so[2] > 1, sa[1] == 1 && so[1] > 1,
-                       sa[3] == 1 && so[3] > 1, 0);
+                       sa[3] == 1 && so[3] > 1, sa[0] == 1 && so[0] > 1);
   texmem__kernel_ivec4(out, "bbc", sb[2] == 1 && so[2] > 1, sb[1] == 1 && so[1] > 1,
-                       sb[3] == 1 && so[3] > 1, 0);
+                       sb[3] == 1 && so[3] > 1, sb[0] == 1 && so[0] > 1);
   return TEXMEM_STATUS_OK;
 }
 
@@ -124,11 +165,18 @@ texmem_status texmem__kernel_elementwise(texmem__kernel_env *env, const texmem_m
                                          texmem_error *err) {
   switch (op->type) {
     case TEXMEM_OP_ADD:
-    case TEXMEM_OP_MUL: return binary(env, model, op, out, err);
+    case TEXMEM_OP_MUL:
+    case TEXMEM_OP_SUB:
+    case TEXMEM_OP_DIV:
+    case TEXMEM_OP_MAXIMUM:
+    case TEXMEM_OP_MINIMUM:
+    case TEXMEM_OP_PRELU: return binary(env, model, op, out, err);
     case TEXMEM_OP_RELU:
     case TEXMEM_OP_RELU6:
     case TEXMEM_OP_LOGISTIC:
-    case TEXMEM_OP_HARD_SWISH: return unary(env, model, op, out, err);
+    case TEXMEM_OP_HARD_SWISH:
+    case TEXMEM_OP_TANH:
+    case TEXMEM_OP_LEAKY_RELU: return unary(env, model, op, out, err);
     default:
       return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "%s is not element-wise",
                           texmem_op_type_name(op->type) ? texmem_op_type_name(op->type) : "?");

@@ -1,7 +1,8 @@
-/* MEAN over any axes of a batch-1 tensor whose kept channel axis stays
- * the output's channel axis (op_mean.comp): the reduced axes are mapped
- * through the shapes as written to the input's x / y / channels, the kept
- * ones to the output's x / y. */
+/* MEAN over any axes whose kept channel axis stays the output's channel
+ * axis (op_mean.comp): the reduced axes are mapped through the shapes as
+ * written to the input's x / y / channels, the kept ones to the output's
+ * x / y. The batch is kept (the output's batch) or reduced (summed over,
+ * output batch 1). */
 #include "kernels_util.h"
 
 texmem_status texmem__kernel_mean(texmem__kernel_env *env, const texmem_model *model,
@@ -58,8 +59,12 @@ texmem_status texmem__kernel_mean(texmem__kernel_env *env, const texmem_model *m
       from[k] = 1;
     else
       return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
-                          "MEAN: a kept spatial axis becomes the output's channels");
+                          "MEAN: a kept spatial axis becomes the output's batch or channels");
   }
+  bool red_b = reduced[0] && x->b > 1;
+  if (x->b > 1 && !(red_b ? y->b == 1 : in_to_out[0] == 0 && y->b == x->b))
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
+                        "MEAN: batch %u neither stays the output's batch nor is reduced to 1", x->b);
   bool red_c = reduced[3] && x->c > 1;
   if (!red_c && x->c > 1 && in_to_out[3] != 3)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
@@ -68,7 +73,8 @@ texmem_status texmem__kernel_mean(texmem__kernel_env *env, const texmem_model *m
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
                         "MEAN: channels reduced but a spatial axis becomes the output's channels");
   if ((s = texmem__ku_program_1(env, "op_mean.comp", op, out, err))) return s;
-  texmem__kernel_ivec4(out, "from", from[0], from[1], red_c ? 1 : 0, 0);
+  texmem__kernel_ivec4(out, "from", from[0], from[1], red_c ? 1 : 0, texmem__ku_slices(x->c));
   texmem__kernel_float(out, "count", (float)count);
+  texmem__kernel_ivec4(out, "bred", red_b ? (int32_t)x->b : 1, red_b, 0, 0);
   return TEXMEM_STATUS_OK;
 }

@@ -1,6 +1,6 @@
 /* PAD with zeros (op_pad.comp): paddings from the options (read at load)
  * or the int32 constant input, mapped through the shape as written to the
- * input's y / x / channels; batch padding is refused. */
+ * input's batch / y / x / channels. */
 #include "kernels_util.h"
 
 texmem_status texmem__kernel_pad(texmem__kernel_env *env, const texmem_model *model,
@@ -35,14 +35,16 @@ texmem_status texmem__kernel_pad(texmem__kernel_env *env, const texmem_model *mo
     before[comp] += pad[i][0];
     after[comp] += pad[i][1];
   }
-  if (before[0] || after[0])
-    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "PAD: batch padding");
   if ((s = texmem__ku_check_out(name, y, x->h + (uint32_t)(before[1] + after[1]),
                                 x->w + (uint32_t)(before[2] + after[2]),
                                 x->c + (uint32_t)(before[3] + after[3]), err)))
     return s;
+  if (y->b != x->b + (uint32_t)(before[0] + after[0]))
+    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "PAD: output \"%s\" has batch %u, the op gives %u",
+                        y->name, y->b, x->b + (uint32_t)(before[0] + after[0]));
   if ((s = texmem__ku_program_1(env, "op_pad.comp", op, out, err))) return s;
-  texmem__kernel_ivec4(out, "before", before[2], before[1], before[3], 0);
+  texmem__kernel_ivec4(out, "before", before[2], before[1], before[3], before[0]);
   texmem__kernel_int(out, "cin", (int32_t)x->c);
+  texmem__kernel_ivec4(out, "sl", texmem__ku_slices(x->c), texmem__ku_slices(y->c), (int32_t)x->b, 0);
   return TEXMEM_STATUS_OK;
 }

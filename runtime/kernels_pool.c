@@ -27,7 +27,9 @@ texmem_status texmem__kernel_pool(texmem__kernel_env *env, const texmem_model *m
     return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: input rank %u, needs 4", name, x->rank);
   int32_t oh = out_size(o->padding, (int32_t)x->h, o->filter_h, o->stride_h);
   int32_t ow = out_size(o->padding, (int32_t)x->w, o->filter_w, o->stride_w);
-  if ((s = texmem__ku_check_out(name, y, (uint32_t)oh, (uint32_t)ow, x->c, err))) return s;
+  if ((s = texmem__ku_check_out(name, y, (uint32_t)oh, (uint32_t)ow, x->c, err)) ||
+      (s = texmem__ku_check_batch(name, x, y, err)))
+    return s;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
   if ((s = texmem__ku_program_1(env, "op_pool.comp", op, out, err))) return s;
   texmem__kernel_ivec4(out, "geom", o->filter_w, o->filter_h, o->stride_w, o->stride_h);

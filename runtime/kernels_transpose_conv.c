@@ -58,7 +58,7 @@ texmem_status texmem__kernel_transpose_conv(texmem__kernel_env *env, const texme
   if (oh < 1 || ow < 1 || oh > INT32_MAX || ow > INT32_MAX)
     return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: output %lldx%lld", name, (long long)oh,
                         (long long)ow);
-  if ((s = texmem__conv_check_out(name, y, 1, (uint32_t)oh, (uint32_t)ow, O, err))) return s;
+  if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)oh, (uint32_t)ow, O, err))) return s;
 
   uint32_t os = (uint32_t)texmem__ku_slices(O);
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
@@ -79,8 +79,9 @@ texmem_status texmem__kernel_transpose_conv(texmem__kernel_env *env, const texme
   out->n_outputs = 1;
   texmem__kernel_ivec4(out, "geom", sw, sh, pw / 2, ph / 2);
   texmem__kernel_ivec4(out, "kern", kw, kh, 0, 0);
+  texmem__ku_batch(out, x->b);
   out->groups[0] = (uint32_t)((ow + 7) / 8);
   out->groups[1] = (uint32_t)((oh + 7) / 8);
-  out->groups[2] = ng;
+  out->groups[2] = ng * x->b;
   return TEXMEM_STATUS_OK;
 }

@@ -15,7 +15,10 @@
 
 static inline int32_t texmem__ku_slices(uint32_t c) { return (int32_t)((c + 3) / 4); }
 
-/* A model tensor bound as an image: present, not constant, float, batch 1. */
+/* A model tensor bound as an image: present, not constant, float. Batch b
+ * of a tensor with S slices is at texel z = b*S + s (the records' 3-D
+ * convention); kernels whose slices change split z with the "batch"
+ * uniform (texmem__ku_batch). */
 static inline texmem_status texmem__ku_image(const char *op, const texmem_model *m, int32_t idx,
                                              const char *what, const texmem_tensor **out,
                                              texmem_error *err) {
@@ -27,9 +30,6 @@ static inline texmem_status texmem__ku_image(const char *op, const texmem_model 
   if (t->type != TEXMEM_DTYPE_FLOAT32 && t->type != TEXMEM_DTYPE_FLOAT16)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "%s: %s tensor %d is %s, needs float",
                         op, what, idx, texmem_dtype_name(t->type));
-  if (t->b != 1)
-    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "%s: %s tensor %d has batch %u", op,
-                        what, idx, t->b);
   *out = t;
   return TEXMEM_STATUS_OK;
 }
@@ -54,6 +54,21 @@ static inline texmem_status texmem__ku_check_out(const char *op, const texmem_te
                         "%s: output \"%s\" is %ux%ux%u (HWC), the op gives %ux%ux%u", op, t->name,
                         t->h, t->w, t->c, h, w, c);
   return TEXMEM_STATUS_OK;
+}
+
+/* The output's batch must be the input's (ops that keep the batch). */
+static inline texmem_status texmem__ku_check_batch(const char *op, const texmem_tensor *x,
+                                                   const texmem_tensor *y, texmem_error *err) {
+  if (x->b != y->b)
+    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: output \"%s\" has batch %u, input %u",
+                        op, y->name, y->b, x->b);
+  return TEXMEM_STATUS_OK;
+}
+
+/* uniform int batch: shaders split texel z into (batch, slice) with
+ * S = shape.z / max(batch, 1) (an unset uniform reads 0 = batch 1). */
+static inline void texmem__ku_batch(texmem__kernel *k, uint32_t b) {
+  texmem__kernel_int(k, "batch", (int32_t)b);
 }
 
 /* Fused activation as uniform vec4 act = (min, max, tanh?, 0), the

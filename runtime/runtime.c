@@ -27,10 +27,12 @@ struct texmem_runtime {
   size_t *pool_of; /* model tensor -> pool tensor, or NO_TENSOR */
   texmem_gl_texture *io;
   size_t n_io;
+  /* One GL operation a kernel pass (most operators have one pass; the
+   * passes of operator k all have task k). */
   texmem__kernel *kernels;
   texmem_gl_op *ops;
-  size_t *op_tensors; /* every op's inputs then outputs, in pool ids */
-  size_t n_ops;
+  size_t *op_tensors; /* per GL operation 2*MAX_IO pool ids: inputs then outputs */
+  size_t n_ops, n_gl_ops, cap_gl_ops;
   texmem_runtime_stats stats;
 };
 
@@ -71,7 +73,8 @@ static texmem_status add_io(texmem_runtime *rt, int32_t t, bool writable, texmem
   if (x->type != TEXMEM_DTYPE_FLOAT32 && x->type != TEXMEM_DTYPE_FLOAT16)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "graph %s tensor %d \"%s\" is %s, not float",
                         writable ? "output" : "input", t, x->name, texmem_dtype_name(x->type));
-  texmem_gl_texture_desc d = {.dims = {x->w, x->h, slices(x->c)},
+  /* Batch b at slices b*S .. b*S+S-1 (the records' 3-D convention). */
+  texmem_gl_texture_desc d = {.dims = {x->w, x->h, (uint64_t)x->b * slices(x->c)},
                               .format = rt->format,
                               .target = TEXMEM_GL_TARGET_2D_ARRAY};
   texmem_gl_texture tex;
@@ -83,17 +86,29 @@ static texmem_status add_io(texmem_runtime *rt, int32_t t, bool writable, texmem
                   : texmem_gl_pool_import(rt->pool, tex, d.dims, &rt->pool_of[t], err);
 }
 
-/* Builds operator k's kernel and its GL operation. */
-static texmem_status build_op(texmem_runtime *rt, size_t k, size_t **next_tensor,
-                              texmem_error *err) {
-  const texmem_op *op = texmem_model_op(rt->model, k);
+/* Room for one more GL operation (arrays may move: pointers into them are
+ * set once all are built). */
+static texmem_status grow_gl_ops(texmem_runtime *rt, texmem_error *err) {
+  if (rt->n_gl_ops < rt->cap_gl_ops) return TEXMEM_STATUS_OK;
+  size_t nc = rt->cap_gl_ops ? rt->cap_gl_ops * 2 : 16;
+  texmem__kernel *kn = realloc(rt->kernels, nc * sizeof *kn);
+  if (kn) rt->kernels = kn;
+  texmem_gl_op *g = realloc(rt->ops, nc * sizeof *g);
+  if (g) rt->ops = g;
+  size_t *ids = realloc(rt->op_tensors, nc * 2 * TEXMEM__KERNEL_MAX_IO * sizeof *ids);
+  if (ids) rt->op_tensors = ids;
+  if (!kn || !g || !ids) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  rt->cap_gl_ops = nc;
+  return TEXMEM_STATUS_OK;
+}
+
+/* Builds pass `pass` of operator k's kernel as GL operation n_gl_ops. */
+static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *op,
+                                texmem__kernel_build_fn fn, uint32_t pass, texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
-  texmem__kernel_build_fn fn = texmem__kernel_for(op->type);
-  if (!fn)
-    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %zu: %s has no GPU kernel", k,
-                        name ? name : "(unknown)");
-  texmem__kernel *kn = &rt->kernels[k];
+  texmem__kernel *kn = &rt->kernels[rt->n_gl_ops];
   memset(kn, 0, sizeof *kn);
+  kn->pass = pass;
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   if (st) {
     if (err) {
@@ -108,7 +123,7 @@ static texmem_status build_op(texmem_runtime *rt, size_t k, size_t **next_tensor
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "operator %zu (%s): kernel binds %zu inputs, %zu outputs", k, name,
                         kn->n_inputs, kn->n_outputs);
-  size_t *ids = *next_tensor;
+  size_t *ids = rt->op_tensors + rt->n_gl_ops * 2 * TEXMEM__KERNEL_MAX_IO;
   size_t n_tensors = texmem_model_tensor_count(rt->model);
   for (size_t i = 0; i < kn->n_inputs + kn->n_outputs; i++) {
     bool in = i < kn->n_inputs;
@@ -120,20 +135,66 @@ static texmem_status build_op(texmem_runtime *rt, size_t k, size_t **next_tensor
                           k, name, in ? "input" : "output", t);
     ids[i] = rt->pool_of[t];
   }
-  texmem_gl_op *g = &rt->ops[k];
+  texmem_gl_op *g = &rt->ops[rt->n_gl_ops];
+  memset(g, 0, sizeof *g);
   g->program = kn->program;
-  g->inputs = ids;
   g->n_inputs = kn->n_inputs;
-  g->outputs = ids + kn->n_inputs;
   g->n_outputs = kn->n_outputs;
-  g->buffers = kn->buffers;
   g->n_buffers = kn->n_buffers;
-  g->uniforms = kn->uniforms;
   g->n_uniforms = kn->n_uniforms;
   memcpy(g->groups, kn->groups, sizeof g->groups);
   g->task = k;
-  *next_tensor = ids + kn->n_inputs + kn->n_outputs;
+  rt->n_gl_ops++;
   return TEXMEM_STATUS_OK;
+}
+
+/* A builder asking for more passes than this is broken. */
+#define MAX_PASSES 4096u
+
+/* Builds operator k's kernel passes and their GL operations. */
+static texmem_status build_op(texmem_runtime *rt, size_t k, texmem_error *err) {
+  const texmem_op *op = texmem_model_op(rt->model, k);
+  const char *name = texmem_op_type_name(op->type);
+  texmem__kernel_build_fn fn = texmem__kernel_for(op->type);
+  if (!fn)
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %zu: %s has no GPU kernel", k,
+                        name ? name : "(unknown)");
+  if (!texmem__kernel_any_batch(op->type)) {
+    for (size_t i = 0; i < op->n_inputs + op->n_outputs; i++) {
+      int32_t ti = i < op->n_inputs ? op->inputs[i] : op->outputs[i - op->n_inputs];
+      const texmem_tensor *t = ti >= 0 ? texmem_model_tensor(rt->model, (size_t)ti) : NULL;
+      if (t && t->b > 1 && !(t->flags & TEXMEM_TENSOR_CONSTANT))
+        return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
+                            "operator %zu (%s): tensor %d \"%s\" has batch %u; this kernel runs "
+                            "batch 1 only",
+                            k, name ? name : "?", (int)ti, t->name, t->b);
+    }
+  }
+  uint32_t passes = 1;
+  for (uint32_t pass = 0; pass < passes; pass++) {
+    texmem_status st = grow_gl_ops(rt, err);
+    if (st) return st;
+    if ((st = build_pass(rt, k, op, fn, pass, err))) return st;
+    texmem__kernel *kn = &rt->kernels[rt->n_gl_ops - 1];
+    if (pass == 0) passes = kn->n_passes ? kn->n_passes : 1;
+    if (passes > MAX_PASSES)
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                          "operator %zu (%s): kernel asks for %u passes", k, name, passes);
+  }
+  return TEXMEM_STATUS_OK;
+}
+
+/* Pointers of each GL operation into its kernel and id arrays. */
+static void link_gl_ops(texmem_runtime *rt) {
+  for (size_t i = 0; i < rt->n_gl_ops; i++) {
+    texmem__kernel *kn = &rt->kernels[i];
+    texmem_gl_op *g = &rt->ops[i];
+    size_t *ids = rt->op_tensors + i * 2 * TEXMEM__KERNEL_MAX_IO;
+    g->inputs = ids;
+    g->outputs = ids + kn->n_inputs;
+    g->buffers = kn->buffers;
+    g->uniforms = kn->uniforms;
+  }
 }
 
 texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *model,
@@ -144,22 +205,34 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (!ctx || !model)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context or model is NULL");
   texmem_runtime_desc d = desc ? *desc : (texmem_runtime_desc){0};
-  if ((unsigned)d.strategy >= TEXMEM_STRATEGY_COUNT_ ||
-      !texmem_strategy_supports(d.strategy, TEXMEM_PLAN_OBJECTS))
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "strategy %d is not a shared-objects strategy", (int)d.strategy);
+  bool arena = d.storage == TEXMEM_STORAGE_ARENA;
+  if (d.storage != TEXMEM_STORAGE_OBJECTS && !arena)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown storage %d", (int)d.storage);
+  if (arena) d.layout = TEXMEM_LAYOUT_LINEAR;
+  texmem_plan_kind kind = arena ? TEXMEM_PLAN_OFFSETS : TEXMEM_PLAN_OBJECTS;
+  if ((unsigned)d.strategy >= TEXMEM_STRATEGY_COUNT_ || !texmem_strategy_supports(d.strategy, kind))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "strategy %d is not a%s strategy",
+                        (int)d.strategy, arena ? "n offsets (arena)" : " shared-objects");
   if (d.layout != TEXMEM_LAYOUT_NATURAL && d.layout != TEXMEM_LAYOUT_LINEAR)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown layout %d", (int)d.layout);
   if (d.precision != TEXMEM_PRECISION_FP16 && d.precision != TEXMEM_PRECISION_FP32)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown precision %d",
                         (int)d.precision);
   size_t n_tensors = texmem_model_tensor_count(model), n_ops = texmem_model_op_count(model);
-  for (size_t i = 0; i < n_tensors; i++) {
-    const texmem_tensor *t = texmem_model_tensor(model, i);
-    if (t->b > 1 && !(t->flags & TEXMEM_TENSOR_CONSTANT))
-      return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
-                          "tensor %zu \"%s\" has batch %u: the runtime runs batch 1 only", i,
-                          t->name, t->b);
+  /* Every operator the runtime cannot execute, named at once. */
+  texmem_op_tally *bad = NULL;
+  size_t n_bad = 0;
+  texmem_status ust = texmem_runtime_unsupported_ops(model, &bad, &n_bad, err);
+  if (ust) return ust;
+  if (n_bad) {
+    size_t total = 0;
+    for (size_t i = 0; i < n_bad; i++) total += bad[i].count;
+    char list[400];
+    texmem_op_tally_format(bad, n_bad, list, sizeof list);
+    free(bad);
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
+                        "%zu operator%s the runtime cannot execute: %s", total, total == 1 ? "" : "s",
+                        list);
   }
 
   texmem_runtime *rt = calloc(1, sizeof *rt);
@@ -172,12 +245,14 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
                                           &rt->tensor_of, err);
   if (st) return fail(rt, st);
 
-  texmem_plan_desc pd = {.kind = TEXMEM_PLAN_OBJECTS, .strategy = d.strategy, .layout = d.layout};
+  texmem_plan_desc pd = {.kind = kind, .strategy = d.strategy, .layout = d.layout};
   texmem_gl_max_dims(ctx,
                      d.layout == TEXMEM_LAYOUT_LINEAR ? TEXMEM_GL_TARGET_2D
                                                       : TEXMEM_GL_TARGET_2D_ARRAY,
                      pd.max_dims);
   if (d.layout == TEXMEM_LAYOUT_LINEAR) pd.max_dims[2] = 0; /* depth is folded into rows */
+  if (arena && d.arena_max_rows && d.arena_max_rows < pd.max_dims[1])
+    pd.max_dims[1] = d.arena_max_rows;
   double t0 = now_us();
   st = texmem_plan_create(rt->records, rt->n_records, 3, &pd, &rt->plan, err);
   rt->stats.plan_us = now_us() - t0;
@@ -187,6 +262,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
                                 .records = rt->records,
                                 .record_count = rt->n_records,
                                 .dims = 3,
+                                .storage = d.storage,
                                 .format = rt->format,
                                 .reuse_checker = d.reuse_checker};
   t0 = now_us();
@@ -199,10 +275,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   const int32_t *outs = texmem_model_outputs(model, &n_out);
   rt->pool_of = malloc((n_tensors ? n_tensors : 1) * sizeof *rt->pool_of);
   rt->io = calloc(n_in + n_out + 1, sizeof *rt->io);
-  rt->kernels = calloc(n_ops ? n_ops : 1, sizeof *rt->kernels);
-  rt->ops = calloc(n_ops ? n_ops : 1, sizeof *rt->ops);
-  rt->op_tensors = malloc((n_ops ? n_ops : 1) * 2 * TEXMEM__KERNEL_MAX_IO * sizeof *rt->op_tensors);
-  if (!rt->pool_of || !rt->io || !rt->kernels || !rt->ops || !rt->op_tensors)
+  if (!rt->pool_of || !rt->io)
     return fail(rt, texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory"));
   for (size_t i = 0; i < n_tensors; i++) rt->pool_of[i] = NO_TENSOR;
   for (size_t r = 0; r < rt->n_records; r++) rt->pool_of[rt->tensor_of[r]] = r;
@@ -211,9 +284,9 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (st) return fail(rt, st);
 
   st = texmem__kernel_env_create(ctx, &rt->env, err);
-  size_t *next = rt->op_tensors;
-  for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, &next, err);
+  for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
   if (st) return fail(rt, st);
+  link_gl_ops(rt);
 
   texmem_runtime_stats *s = &rt->stats;
   s->operators = n_ops;
@@ -221,6 +294,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   s->tensors = rt->n_records;
   s->strategy = texmem_plan_get_strategy(rt->plan);
   s->layout = texmem_plan_get_layout(rt->plan);
+  s->storage = d.storage;
   s->linear_width = texmem_plan_linear_width(rt->plan);
   s->objects = texmem_gl_pool_object_count(rt->pool);
   s->texture_bytes = texmem_gl_pool_bytes(rt->pool);
@@ -259,13 +333,15 @@ texmem_status texmem_runtime_set_input(texmem_runtime *rt, size_t i, const float
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime or values is NULL");
   const texmem_tensor *t = io_tensor(rt, i, false);
   if (!t) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "no graph input %zu", i);
-  size_t W = t->w, H = t->h, C = t->c, S = (size_t)slices(t->c);
-  float *texels = calloc(W * H * S * 4 + 1, sizeof *texels);
+  size_t B = t->b, W = t->w, H = t->h, C = t->c, S = (size_t)slices(t->c);
+  float *texels = calloc(B * W * H * S * 4 + 1, sizeof *texels);
   if (!texels) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  for (size_t y = 0; y < H; y++)
-    for (size_t x = 0; x < W; x++)
-      for (size_t c = 0; c < C; c++)
-        texels[(((c / 4) * H + y) * W + x) * 4 + c % 4] = values[(y * W + x) * C + c];
+  for (size_t b = 0; b < B; b++)
+    for (size_t y = 0; y < H; y++)
+      for (size_t x = 0; x < W; x++)
+        for (size_t c = 0; c < C; c++)
+          texels[(((b * S + c / 4) * H + y) * W + x) * 4 + c % 4] =
+              values[((b * H + y) * W + x) * C + c];
   texmem_status st = texmem_gl_tensor_upload(rt->pool, io_pool_tensor(rt, i, false), texels, err);
   free(texels);
   return st;
@@ -273,7 +349,7 @@ texmem_status texmem_runtime_set_input(texmem_runtime *rt, size_t i, const float
 
 texmem_status texmem_runtime_run(texmem_runtime *rt, texmem_error *err) {
   if (!rt) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime is NULL");
-  return texmem_gl_run(rt->pool, rt->ops, rt->n_ops, NULL, err);
+  return texmem_gl_run(rt->pool, rt->ops, rt->n_gl_ops, NULL, err);
 }
 
 texmem_status texmem_runtime_finish(texmem_runtime *rt, texmem_error *err) {
@@ -293,15 +369,17 @@ texmem_status texmem_runtime_get_output(texmem_runtime *rt, size_t i, float *val
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime or values is NULL");
   const texmem_tensor *t = io_tensor(rt, i, true);
   if (!t) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "no graph output %zu", i);
-  size_t W = t->w, H = t->h, C = t->c, S = (size_t)slices(t->c);
-  float *texels = malloc((W * H * S * 4 + 1) * sizeof *texels);
+  size_t B = t->b, W = t->w, H = t->h, C = t->c, S = (size_t)slices(t->c);
+  float *texels = malloc((B * W * H * S * 4 + 1) * sizeof *texels);
   if (!texels) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   texmem_status st = texmem_gl_tensor_read(rt->pool, io_pool_tensor(rt, i, true), texels, err);
   if (!st)
-    for (size_t y = 0; y < H; y++)
-      for (size_t x = 0; x < W; x++)
-        for (size_t c = 0; c < C; c++)
-          values[(y * W + x) * C + c] = texels[(((c / 4) * H + y) * W + x) * 4 + c % 4];
+    for (size_t b = 0; b < B; b++)
+      for (size_t y = 0; y < H; y++)
+        for (size_t x = 0; x < W; x++)
+          for (size_t c = 0; c < C; c++)
+            values[((b * H + y) * W + x) * C + c] =
+                texels[(((b * S + c / 4) * H + y) * W + x) * 4 + c % 4];
   free(texels);
   return st;
 }

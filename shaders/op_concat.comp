@@ -1,11 +1,16 @@
-// CONCATENATION of segments along x, y or channels, TM_N distinct input
+// CONCATENATION of segments along x, y, channels or batch, TM_N distinct input
 // images in0..in(TM_N-1) (defined by the kernel). Segment s ends at
-// ends[s] along the axis and reads image imgs[s]. cfg = (axis: 0 x, 1 y,
-// 2 channels; segments; output channels; channel offsets all multiples
-// of 4). Unaligned channel concatenation reads each lane on its own.
+// ends[s] along the axis and reads image imgs[s]; the first starts at
+// range.z. cfg = (axis: 0 x, 1 y, 2 channels, 3 batch; segments; output channels;
+// channel offsets all multiples of 4). This pass writes the output
+// positions (texels along channels) in [range.x, range.y) of the axis. Unaligned channel concatenation reads each lane on its own.
+// Batch b of a tensor with S slices is at z = b*S + s; along x or y every
+// input has the output's slices, along channels segment s has
+// ceil(its channels / 4).
 uniform highp ivec4 ends0, ends1;
 uniform highp ivec4 imgs0, imgs1;
 uniform highp ivec4 cfg;
+uniform highp ivec4 range;
 uniform highp vec4 act; // clamp min, clamp max, tanh if > 0
 
 highp vec4 rd(highp int i, highp ivec3 q) {
@@ -40,9 +45,12 @@ void main() {
   highp ivec3 p = ivec3(gl_GlobalInvocationID);
   if (!dst_inside(p)) return;
   highp vec4 r = vec4(0.0);
+  highp int oslices = (cfg.z + 3) >> 2, ob = p.z / oslices, zs = p.z - ob * oslices;
+  highp int unit = cfg.x == 0 ? p.x : cfg.x == 1 ? p.y : cfg.x == 2 ? zs : ob;
+  if (unit < range.x || unit >= range.y) return; // another pass's texel
   if (cfg.x != 2 || cfg.w != 0) {
-    highp int v = cfg.x == 0 ? p.x : cfg.x == 1 ? p.y : 4 * p.z;
-    highp int s = 0, start = 0;
+    highp int v = cfg.x == 0 ? p.x : cfg.x == 1 ? p.y : cfg.x == 2 ? 4 * zs : ob;
+    highp int s = 0, start = range.z;
     while (s < cfg.y - 1 && v >= seg_end(s)) {
       start = seg_end(s);
       s++;
@@ -50,19 +58,21 @@ void main() {
     highp ivec3 q = p;
     if (cfg.x == 0) q.x -= start;
     else if (cfg.x == 1) q.y -= start;
-    else q.z -= start >> 2;
+    else if (cfg.x == 3) q.z = (ob - start) * oslices + zs;
+    else q.z = ob * ((seg_end(s) - start + 3) >> 2) + zs - (start >> 2);
     r = rd(seg_img(s), q);
   } else {
     for (highp int l = 0; l < 4; l++) {
-      highp int c = 4 * p.z + l;
+      highp int c = 4 * zs + l;
       if (c >= cfg.z) break;
-      highp int s = 0, start = 0;
+      highp int s = 0, start = range.z;
       while (s < cfg.y - 1 && c >= seg_end(s)) {
         start = seg_end(s);
         s++;
       }
       highp int k = c - start;
-      r[l] = rd(seg_img(s), ivec3(p.xy, k >> 2))[k & 3];
+      highp int z = ob * ((seg_end(s) - start + 3) >> 2) + (k >> 2);
+      r[l] = rd(seg_img(s), ivec3(p.xy, z))[k & 3];
     }
   }
   r = clamp(r, act.x, act.y);

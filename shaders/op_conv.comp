@@ -9,8 +9,9 @@
 #define PX 4
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y
-uniform highp int quads;  // ceil(output W * H / 4)
+uniform highp int quads;  // ceil(batch * output W * H / 4)
 uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
+uniform highp int batch;  // pixels run over batch * W * H (0 = 1)
 
 vec4 activate(vec4 v) {
   v = clamp(v, act.x, act.y);
@@ -22,20 +23,25 @@ void main() {
                     gl_LocalInvocationIndex);
   highp ivec3 os = y_shape();
   highp int g = i / quads, q = i - g * quads;
-  highp int s0 = g * 4;
-  if (s0 >= os.z) return;
+  highp int nb = max(batch, 1);
+  highp int s0 = g * 4, oslices = os.z / nb;
+  if (s0 >= oslices) return;
   highp ivec3 is = x_shape();
-  highp int npix = os.x * os.y;
+  highp int islices = is.z / nb;
+  highp int npix = os.x * os.y, total = npix * nb;
   highp vec4 acc[PX * 4];
   for (int o = 0; o < 4; o++)
     for (int j = 0; j < PX; j++) acc[j * 4 + o] = b[s0 + o];
   // Window origin of each pixel (pixels past the end repeat the last one).
   highp ivec2 base[PX];
+  highp int zin[PX]; // first input slice of each pixel's batch
   for (int j = 0; j < PX; j++) {
-    highp int k = min(q * PX + j, npix - 1);
+    highp int k = min(q * PX + j, total - 1);
+    zin[j] = (k / npix) * islices;
+    k = k % npix;
     base[j] = ivec2(k % os.x, k / os.x) * geom.xy - geom.zw;
   }
-  highp int wi = g * kern.x * kern.y * is.z * 16;
+  highp int wi = g * kern.x * kern.y * islices * 16;
   for (highp int ky = 0; ky < kern.y; ky++) {
     for (highp int kx = 0; kx < kern.x; kx++) {
       // Taps outside the input read a valid texel and are masked to zero.
@@ -50,12 +56,12 @@ void main() {
         src[j] = clamp(t, ivec2(0), is.xy - 1);
       }
       if (!any_inside) {
-        wi += is.z * 16;
+        wi += islices * 16;
         continue;
       }
-      for (highp int s = 0; s < is.z; s++) {
+      for (highp int s = 0; s < islices; s++) {
         highp vec4 v[PX];
-        for (int j = 0; j < PX; j++) v[j] = x_read(ivec3(src[j], s)) * inside[j];
+        for (int j = 0; j < PX; j++) v[j] = x_read(ivec3(src[j], zin[j] + s)) * inside[j];
         for (int o = 0; o < 4; o++) {
           highp vec4 w0 = w[wi], w1 = w[wi + 1], w2 = w[wi + 2], w3 = w[wi + 3];
           for (int j = 0; j < PX; j++)
@@ -67,9 +73,11 @@ void main() {
   }
   for (int j = 0; j < PX; j++) {
     highp int k = q * PX + j;
-    if (k >= npix) break;
+    if (k >= total) break;
+    highp int zo = (k / npix) * oslices + s0;
+    k = k % npix;
     highp ivec2 p = ivec2(k % os.x, k / os.x);
     for (int o = 0; o < 4; o++)
-      if (s0 + o < os.z) y_write(ivec3(p, s0 + o), activate(acc[j * 4 + o]));
+      if (s0 + o < oslices) y_write(ivec3(p, zo + o), activate(acc[j * 4 + o]));
   }
 }

@@ -1,9 +1,10 @@
 // DEPTHWISE_CONV_2D, depth multiplier 1: one invocation per output texel
-// (work group z = slice). w: one vec4 per (slice, ky, kx); b: bias vec4
-// per slice.
+// (work group z = batch * slices + slice; input and output have the same
+// slices). w: one vec4 per (slice, ky, kx); b: bias vec4 per slice.
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y
 uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
+uniform highp int batch;  // 0 = 1
 
 void main() {
   highp ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -11,9 +12,10 @@ void main() {
   highp ivec3 os = y_shape();
   if (p.x >= os.x || p.y >= os.y) return;
   highp ivec3 is = x_shape();
-  highp vec4 acc = b[z];
+  highp int zs = z % (os.z / max(batch, 1)); // slice within the batch
+  highp vec4 acc = b[zs];
   highp ivec2 base = p * geom.xy - geom.zw;
-  highp int wi = z * kern.x * kern.y;
+  highp int wi = zs * kern.x * kern.y;
   for (highp int ky = 0; ky < kern.y; ky++) {
     highp int iy = base.y + ky * kern.w;
     bool row = iy >= 0 && iy < is.y;

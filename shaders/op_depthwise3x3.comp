@@ -6,6 +6,7 @@
 #define PX 4
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
+uniform highp int batch;  // z = batch * slices + slice; 0 = 1
 
 void main() {
   // Flat invocations (64-wide work groups, index split over the x and y
@@ -20,11 +21,12 @@ void main() {
   highp int z = row / os.y;
   if (z >= os.z) return;
   highp ivec3 is = x_shape();
+  highp int zs = z % (os.z / max(batch, 1)); // slice within the batch
   highp vec4 acc[PX];
-  for (int j = 0; j < PX; j++) acc[j] = b[z];
+  for (int j = 0; j < PX; j++) acc[j] = b[zs];
   highp ivec2 base = p * geom.xy - geom.zw;
   highp int cols = (PX - 1) * geom.x + 3;
-  highp int wi = z * 9;
+  highp int wi = zs * 9;
   for (highp int ky = 0; ky < 3; ky++) {
     highp int iy = base.y + ky;
     if (iy < 0 || iy >= is.y) continue;

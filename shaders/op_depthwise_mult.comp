@@ -5,6 +5,7 @@ uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y
 uniform highp ivec4 chan; // multiplier M, output channels, 0, 0
 uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
+uniform highp int batch;  // z = batch * slices + slice; 0 = 1
 
 void main() {
   highp ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -12,12 +13,14 @@ void main() {
   highp ivec3 os = y_shape();
   if (p.x >= os.x || p.y >= os.y) return;
   highp ivec3 is = x_shape();
+  highp int nb = max(batch, 1), oslices = os.z / nb;
+  highp int zb = z / oslices, zs = z - zb * oslices, z0 = zb * (is.z / nb);
   // Input channel of each lane (padding lanes repeat the last channel;
   // their weights are zero).
-  highp ivec4 ic = min(ivec4(4 * z) + ivec4(0, 1, 2, 3), ivec4(chan.y - 1)) / chan.x;
-  highp vec4 acc = b[z];
+  highp ivec4 ic = min(ivec4(4 * zs) + ivec4(0, 1, 2, 3), ivec4(chan.y - 1)) / chan.x;
+  highp vec4 acc = b[zs];
   highp ivec2 base = p * geom.xy - geom.zw;
-  highp int wi = z * kern.x * kern.y;
+  highp int wi = zs * kern.x * kern.y;
   for (highp int ky = 0; ky < kern.y; ky++) {
     highp int iy = base.y + ky * kern.w;
     bool row = iy >= 0 && iy < is.y;
@@ -26,7 +29,7 @@ void main() {
       if (row && ix >= 0 && ix < is.x) {
         highp vec4 v;
         for (highp int j = 0; j < 4; j++)
-          v[j] = x_read(ivec3(ix, iy, ic[j] / 4))[ic[j] % 4];
+          v[j] = x_read(ivec3(ix, iy, z0 + ic[j] / 4))[ic[j] % 4];
         acc += v * w[wi];
       }
       wi++;

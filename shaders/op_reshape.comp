@@ -1,7 +1,8 @@
 // RESHAPE: re-index through the dense BHWC order. mode 0: each lane finds
-// its element (flat = (y*W' + x)*C' + c, then the input's (x, y, c));
-// mode 1: same channels, whole texels move (texel index y*W' + x);
-// mode 2: same PHWC4 shape, a copy. cs = (input C, output C, mode, 0).
+// its element (flat = ((b*H' + y)*W' + x)*C' + c, then the input's
+// (b, y, x, c)); mode 1: same channels, whole texels move (texel index
+// (b*H' + y)*W' + x); mode 2: same shape, a copy. Batch b of a tensor
+// with S slices is at z = b*S + s. cs = (input C, output C, mode, 0).
 uniform highp ivec4 cs;
 
 void main() {
@@ -12,18 +13,21 @@ void main() {
     return;
   }
   highp ivec3 is = src_shape(), os = dst_shape();
+  highp int islices = (cs.x + 3) >> 2, oslices = (cs.y + 3) >> 2;
+  highp int ob = p.z / oslices, zs = p.z - ob * oslices;
+  highp int plane = is.x * is.y;
   if (cs.z == 1) {
-    highp int t = p.y * os.x + p.x;
-    dst_write(p, src_read(ivec3(t % is.x, t / is.x, p.z)));
+    highp int t = (ob * os.y + p.y) * os.x + p.x, ib = t / plane, r = t - ib * plane;
+    dst_write(p, src_read(ivec3(r % is.x, r / is.x, ib * islices + zs)));
     return;
   }
   highp vec4 r = vec4(0.0);
   for (highp int l = 0; l < 4; l++) {
-    highp int c = 4 * p.z + l;
+    highp int c = 4 * zs + l;
     if (c >= cs.y) break;
-    highp int e = (p.y * os.x + p.x) * cs.y + c;
-    highp int ci = e % cs.x, t = e / cs.x;
-    r[l] = src_read(ivec3(t % is.x, t / is.x, ci >> 2))[ci & 3];
+    highp int e = ((ob * os.y + p.y) * os.x + p.x) * cs.y + c;
+    highp int ci = e % cs.x, t = e / cs.x, ib = t / plane, rr = t - ib * plane;
+    r[l] = src_read(ivec3(rr % is.x, rr / is.x, ib * islices + (ci >> 2)))[ci & 3];
   }
   dst_write(p, r);
 }

@@ -1,20 +1,23 @@
 // MediaPipe Convolution2DTransposeBias as a gather: output pixel o takes
 // input pixel i through tap k where i * stride - pad + k = o. One
 // invocation = one output pixel x a group of 4 output slices (work group
-// z = group). Weight and bias layout as op_conv.comp.
+// z = batch * groups + group). Weight and bias layout as op_conv.comp.
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, 0, 0
+uniform highp int batch;  // 0 = 1
 
 void main() {
   highp ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-  highp int g = int(gl_WorkGroupID.z);
   highp ivec3 os = y_shape();
   if (p.x >= os.x || p.y >= os.y) return;
   highp ivec3 is = x_shape();
-  highp int s0 = g * 4;
+  highp int nb = max(batch, 1), oslices = os.z / nb, islices = is.z / nb;
+  highp int ng = (oslices + 3) / 4;
+  highp int bi = int(gl_WorkGroupID.z) / ng, g = int(gl_WorkGroupID.z) - bi * ng;
+  highp int s0 = g * 4, zi = bi * islices, zo = bi * oslices + s0;
   highp vec4 a0 = b[s0], a1 = b[s0 + 1], a2 = b[s0 + 2], a3 = b[s0 + 3];
   highp ivec2 q = p + geom.zw; // >= 0: the taps that land here are q - i * stride
-  highp int blocks = is.z * 16;
+  highp int blocks = islices * 16;
   highp int wg = g * kern.x * kern.y * blocks;
   for (highp int ky = q.y % geom.y; ky < kern.y; ky += geom.y) {
     highp int iy = (q.y - ky) / geom.y;
@@ -23,8 +26,8 @@ void main() {
       highp int ix = (q.x - kx) / geom.x;
       if (ix >= is.x || q.x < kx) continue;
       highp int wi = wg + (ky * kern.x + kx) * blocks;
-      for (highp int s = 0; s < is.z; s++) {
-        highp vec4 v = x_read(ivec3(ix, iy, s));
+      for (highp int s = 0; s < islices; s++) {
+        highp vec4 v = x_read(ivec3(ix, iy, zi + s));
         a0 += v.x * w[wi] + v.y * w[wi + 1] + v.z * w[wi + 2] + v.w * w[wi + 3];
         a1 += v.x * w[wi + 4] + v.y * w[wi + 5] + v.z * w[wi + 6] + v.w * w[wi + 7];
         a2 += v.x * w[wi + 8] + v.y * w[wi + 9] + v.z * w[wi + 10] + v.w * w[wi + 11];
@@ -33,8 +36,8 @@ void main() {
       }
     }
   }
-  y_write(ivec3(p, s0), a0);
-  if (s0 + 1 < os.z) y_write(ivec3(p, s0 + 1), a1);
-  if (s0 + 2 < os.z) y_write(ivec3(p, s0 + 2), a2);
-  if (s0 + 3 < os.z) y_write(ivec3(p, s0 + 3), a3);
+  y_write(ivec3(p, zo), a0);
+  if (s0 + 1 < oslices) y_write(ivec3(p, zo + 1), a1);
+  if (s0 + 2 < oslices) y_write(ivec3(p, zo + 2), a2);
+  if (s0 + 3 < oslices) y_write(ivec3(p, zo + 3), a3);
 }

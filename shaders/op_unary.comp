@@ -1,7 +1,9 @@
-// RELU (kind 0), RELU6 (1), LOGISTIC (2), HARD_SWISH (3), one texel per
-// invocation; padding channels (c >= channels) written as 0.
+// RELU (kind 0), RELU6 (1), LOGISTIC (2), HARD_SWISH (3), TANH (4),
+// LEAKY_RELU (5: x > 0 ? x : alpha * x), one texel per invocation; padding
+// channels (c >= channels) written as 0.
 uniform highp int kind;
 uniform highp int channels;
+uniform highp float alpha;
 
 highp vec4 mask_pad(highp vec4 v, highp int z) {
   highp int n = channels - 4 * z;
@@ -19,8 +21,12 @@ void main() {
     r = clamp(v, vec4(0.0), vec4(6.0));
   } else if (kind == 2) {
     r = vec4(1.0) / (vec4(1.0) + exp(-v));
-  } else {
+  } else if (kind == 3) {
     r = v * clamp(v + vec4(3.0), vec4(0.0), vec4(6.0)) / 6.0;
+  } else if (kind == 4) {
+    r = tanh(v);
+  } else {
+    r = mix(v * alpha, v, greaterThan(v, vec4(0.0)));
   }
-  dst_write(p, mask_pad(r, p.z));
+  dst_write(p, mask_pad(r, p.z % ((channels + 3) >> 2))); // z = batch * slices + slice
 }

@@ -85,6 +85,51 @@ static inline texmem_plan *tg_manual_plan(const texmem_record *rec, size_t n, un
   return p;
 }
 
+/* A hand-made arena plan: width w, tensor i in arena texture object_of[i]
+ * at base row row[i]; each texture as tall as its tensors reach. Run
+ * through the validator when expect_valid; free with texmem_plan_destroy. */
+static inline texmem_plan *tg_manual_arena_plan(const texmem_record *rec, size_t n,
+                                                unsigned dims, uint64_t w,
+                                                const size_t *object_of, const uint64_t *row,
+                                                size_t k, bool expect_valid) {
+  texmem_plan *p = calloc(1, sizeof *p);
+  cr_assert_not_null(p);
+  p->object_dims = calloc(k ? k : 1, sizeof *p->object_dims);
+  p->object_size = calloc(k ? k : 1, sizeof *p->object_size);
+  p->object_of = calloc(n ? n : 1, sizeof *p->object_of);
+  p->offset = calloc(n ? n : 1, sizeof *p->offset);
+  cr_assert(p->object_dims && p->object_size && p->object_of && p->offset);
+  p->kind = TEXMEM_PLAN_OFFSETS;
+  p->strategy = TEXMEM_STRATEGY_GREEDY_BY_SIZE;
+  p->layout = TEXMEM_LAYOUT_LINEAR;
+  p->dims = dims;
+  p->n_tensors = n;
+  p->n_objects = k;
+  p->alignment = 1;
+  p->linear_width = w;
+  for (size_t i = 0; i < n; i++) {
+    cr_assert_lt(object_of[i], k);
+    uint64_t v = 1;
+    for (unsigned j = 0; j < dims; j++) v *= rec[i].dims[j] ? rec[i].dims[j] : 1;
+    uint64_t end = row[i] + (v + w - 1) / w;
+    p->object_of[i] = object_of[i];
+    p->offset[i] = row[i];
+    if (end > p->object_dims[object_of[i]][1]) p->object_dims[object_of[i]][1] = end;
+  }
+  for (size_t o = 0; o < k; o++) {
+    p->object_dims[o][0] = w;
+    p->object_dims[o][2] = 1;
+    p->object_size[o] = w * p->object_dims[o][1];
+    p->total += p->object_size[o];
+  }
+  if (expect_valid) {
+    texmem_error err = {0};
+    cr_assert_eq(texmem_plan_validate(rec, n, dims, p, &err), TEXMEM_STATUS_OK,
+                 "hand-made arena plan is invalid: %s", err.message);
+  }
+  return p;
+}
+
 /* Deterministic test data: value of texel component c of tensor `salt`. */
 static inline float tg_value(uint64_t salt, size_t i, int c) {
   return (float)((salt * 131 + i * 7 + (size_t)c * 3) % 61) * 0.25f - 3.0f;

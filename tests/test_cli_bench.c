@@ -67,8 +67,10 @@ static double json_num(const char *json, const char *from, const char *key) {
 static void check_report(const char *json) {
   static const char *const keys[] = {
       "\"model\":", "\"tasks\":", "\"tensors\":", "\"precision\":", "\"layout\":",
-      "\"strategy\":", "\"texture_bytes\":", "\"weights_bytes\":", "\"plan_us\":",
-      "\"pool_create_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":", "\"peak_rss_bytes\":", "\"outputs_identical\":"};
+      "\"strategy\":", "\"storage\":", "\"texture_bytes\":", "\"weights_bytes\":",
+      "\"plan_us\":", "\"pool_create_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
+      "\"storage_texture_bytes\":", "\"barriers\":", "\"storage_latency_ms\":",
+      "\"peak_rss_bytes\":", "\"outputs_identical\":"};
   const char *prev = json;
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     const char *at = strstr(json, keys[i]);
@@ -87,6 +89,27 @@ static void check_report(const char *json) {
   cr_expect_gt(json_num(json, "\"latency_ms\"", "planned"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "natural"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "linear"), 0);
+  /* Objects and arena side by side: the arena within 1% of max_live, below
+   * the objects pool; both ran (latencies, barriers no more than dispatches). */
+  double max_live = json_num(json, "\"texture_bytes\"", "max_live");
+  double objects = json_num(json, "\"storage_texture_bytes\"", "objects");
+  double arena = json_num(json, "\"storage_texture_bytes\"", "arena");
+  cr_expect_geq(arena, max_live, "%s", json);
+  cr_expect_leq(arena, max_live * 1.01, "%s", json);
+  cr_expect_lt(arena, objects, "%s", json);
+  double dispatches = json_num(json, "\"barriers\"", "dispatches");
+  cr_expect_gt(dispatches, 0);
+  cr_expect_leq(json_num(json, "\"barriers\"", "objects"), dispatches);
+  cr_expect_leq(json_num(json, "\"barriers\"", "arena"), dispatches);
+  cr_expect_gt(json_num(json, "\"storage_latency_ms\"", "objects"), 0);
+  cr_expect_gt(json_num(json, "\"storage_latency_ms\"", "arena"), 0);
+  /* The reported plan is the chosen storage's. */
+  bool is_arena = strstr(json, "\"storage\": \"arena\"") != NULL;
+  cr_expect_eq(planned, is_arena ? arena : objects, "%s", json);
+  if (is_arena)
+    cr_expect_eq(bound, max_live, "arena: the bound is max_live: %s", json);
+  else
+    cr_expect_geq(bound, max_live, "objects: positional_max >= max_live: %s", json);
 }
 
 Test(cli_bench, builtin_mobilenet_v2) {
@@ -102,25 +125,43 @@ Test(cli_bench, builtin_report_text) {
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "~26 MB"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "bit-identical"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
   run_free(&r);
 }
 
-static void check_model(const char *file, const char *layout, const char *precision) {
+static void check_model(const char *file, const char *layout, const char *precision,
+                        const char *storage) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", tt_model_cache(), file);
   if (access(path, R_OK) != 0) cr_skip_test("%s is not in the model cache (tools/fetch_models.sh)", path);
-  run r = bench(path, "--runs", "1", "--json", "--layout", layout, "--precision", precision, NULL);
+  run r = bench(path, "--runs", "1", "--json", "--layout", layout, "--precision", precision,
+                "--storage", storage, NULL);
   cr_assert_eq(r.code, 0, "%s: stderr: %s", file, r.err);
   check_report(r.out);
+  if (strcmp(storage, "auto") != 0) {
+    char want[64];
+    snprintf(want, sizeof want, "\"storage\": \"%s\"", storage);
+    cr_expect_not_null(strstr(r.out, want), "%s", r.out);
+  }
   run_free(&r);
 }
 
-Test(cli_bench, selfie_segmentation) { check_model("selfie_segmentation.tflite", "auto", "fp16"); }
-Test(cli_bench, face_detection_short_range) {
-  check_model("face_detection_short_range.tflite", "natural", "fp32");
+Test(cli_bench, selfie_segmentation) {
+  check_model("selfie_segmentation.tflite", "auto", "fp16", "auto");
 }
-Test(cli_bench, hand_landmark_lite) { check_model("hand_landmark_lite.tflite", "linear", "fp16"); }
-Test(cli_bench, pose_landmark_lite) { check_model("pose_landmark_lite.tflite", "auto", "fp32"); }
+Test(cli_bench, face_detection_short_range) {
+  check_model("face_detection_short_range.tflite", "natural", "fp32", "objects");
+}
+Test(cli_bench, hand_landmark_lite) {
+  check_model("hand_landmark_lite.tflite", "linear", "fp16", "arena");
+}
+Test(cli_bench, pose_landmark_lite) {
+  check_model("pose_landmark_lite.tflite", "auto", "fp32", "arena");
+}
+Test(cli_bench, face_detection_full_range_sparse) {
+  check_model("face_detection_full_range_sparse.tflite", "auto", "fp16", "arena");
+}
 
 Test(cli_bench, bad_input) {
   run r = bench("/nonexistent/model.tflite", NULL);
@@ -146,6 +187,13 @@ Test(cli_bench, bad_input) {
   cr_expect_eq(r.code, 2);
   run_free(&r);
   r = bench("--layout", "diagonal", NULL);
+  cr_expect_eq(r.code, 2);
+  run_free(&r);
+  r = bench("--storage", "heap", NULL);
+  cr_expect_eq(r.code, 2);
+  cr_expect_not_null(strstr(r.err, "heap"), "%s", r.err);
+  run_free(&r);
+  r = bench("--strategy", "no_such_strategy", NULL);
   cr_expect_eq(r.code, 2);
   run_free(&r);
   r = bench("--no-such-flag", NULL);

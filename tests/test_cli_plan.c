@@ -20,7 +20,7 @@ static void make_tmpdir(void) {
 static void remove_tmpdir(void) {
   static const char *const names[] = {"good2d.txt", "good1d.txt", "bad.txt", "out.svg",
                                       "stdout.txt", "stderr.txt", "off.svg",
-                                      "a&b<c>.txt", "esc.svg"};
+                                      "a&b<c>.txt", "esc.svg", "huge.txt", "many.txt"};
   char path[512];
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
@@ -194,6 +194,23 @@ Test(cli_plan, unsupported_named_strategy_exit_2) {
   result_free(&r);
 }
 
+/* --kind offsets --layout linear: the GPU arena, offsets in rows. */
+Test(cli_plan, arena_offsets_in_rows) {
+  result r = run_plan("--records", TEXMEM_TEST_DATA "/pose_landmark_lite.3d.txt", "--kind",
+                      "offsets", "--layout", "linear", "--strategy", "exact", NULL);
+  cr_assert_eq(r.code, 0, "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "offsets linear/2048"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "436224"), "%s", r.out); /* 213 rows x 2048 */
+  result_free(&r);
+  r = run_plan("--records", TEXMEM_TEST_DATA "/pose_landmark_lite.3d.txt", "--kind", "offsets",
+               "--layout", "linear", "--strategy", "exact", "--json", NULL);
+  cr_assert_eq(r.code, 0, "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"kind\": \"offsets\", \"layout\": \"linear\", "
+                                   "\"linear_width\": 2048"),
+                     "%s", r.out);
+  result_free(&r);
+}
+
 /* ---- a small JSON reader: enough to check structure and key order ---- */
 typedef struct jp {
   const char *s;
@@ -316,6 +333,24 @@ static size_t check_json(const char *text, size_t nrec, unsigned dims, unsigned 
     texmem_strategy s;
     cr_assert(texmem_strategy_from_name(strategy, &s), "strategy %s", strategy);
     lit(&p, ',');
+    ws(&p);
+    if (!strncmp(p.s, "\"outcome\"", 9)) { /* a strategy best skipped, or one that failed */
+      char outcome[32], reason[256];
+      expect_key(&p, "outcome");
+      jstr(&p, outcome, sizeof outcome);
+      cr_assert(!strcmp(outcome, "skipped") || !strcmp(outcome, "failed"), "outcome %s", outcome);
+      cr_assert_neq(s, TEXMEM_STRATEGY_BEST);
+      lit(&p, ',');
+      expect_key(&p, "reason");
+      jstr(&p, reason, sizeof reason);
+      cr_assert_gt(strlen(reason), 0);
+      lit(&p, '}');
+      nres++;
+      ws(&p);
+      if (*p.s == ',') p.s++;
+      ws(&p);
+      continue;
+    }
     if (s == TEXMEM_STRATEGY_BEST) {
       expect_key(&p, "chosen");
       jstr(&p, chosen, sizeof chosen);
@@ -338,6 +373,21 @@ static size_t check_json(const char *text, size_t nrec, unsigned dims, unsigned 
     cr_assert_eq(strncmp(p.s, "true", 4), 0);
     p.s += 4;
     lit(&p, ',');
+    if (s == TEXMEM_STRATEGY_BEST) { /* the strategies best skipped for its budget */
+      expect_key(&p, "skipped");
+      lit(&p, '[');
+      ws(&p);
+      while (p.ok && *p.s == '"') {
+        char name[64];
+        jstr(&p, name, sizeof name);
+        cr_assert(texmem_strategy_from_name(name, NULL), "skipped %s", name);
+        ws(&p);
+        if (*p.s == ',') p.s++;
+        ws(&p);
+      }
+      lit(&p, ']');
+      lit(&p, ',');
+    }
     expect_key(&p, "assignment");
     lit(&p, '[');
     size_t len = 0;
@@ -454,4 +504,80 @@ Test(cli_plan, svg_escapes_text) {
   cr_expect_null(strstr(svg, "<c>"));
   free(svg);
   result_free(&r);
+}
+
+/* IO errors carry the system's reason: plan (the records loader) and
+ * records (the model reader says only "read error"; the command adds why). */
+Test(cli_plan, read_errors_say_why) {
+  result r = run_plan("--records", tmpdir, NULL);
+  cr_assert_eq(r.code, 2);
+  cr_expect_not_null(strstr(r.err, "Is a directory"), "%s", r.err);
+  result_free(&r);
+  const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "records", tmpdir, NULL};
+  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
+  if (!strstr(r.err, "texmem records:")) { /* built without the model reader */
+    result_free(&r);
+    cr_skip_test("texmem records is not built");
+  }
+  cr_assert_eq(r.code, 2, "%s", r.err);
+  cr_expect_not_null(strstr(r.err, "Is a directory"), "%s", r.err);
+  result_free(&r);
+}
+
+/* Sizes the README accepts (up to 2^63, sums within 64 bits) but above
+ * min_cost_flow's 2^61 total: its row says so, every other row prints, and
+ * the command succeeds. */
+Test(cli_plan, strategy_all_reports_a_failing_strategy_in_its_row) {
+  write_file("huge.txt", "0 0 1 4611686018427387904\n1 1 2 4611686018427387904\n"
+                         "2 3 4 2305843009213693952\n");
+  result r = run_plan("--records", tmp_path("huge.txt"), NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "min_cost_flow"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "failed: TEXMEM_STATUS_OVERFLOW"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "local_search"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "best (greedy_in_order)"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "9223372036854775808"), "%s", r.out);
+  result_free(&r);
+  r = run_plan("--records", tmp_path("huge.txt"), "--json", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  check_json(r.out, 3, 1, 1);
+  cr_expect_not_null(strstr(r.out, "\"outcome\": \"failed\""), "%s", r.out);
+  result_free(&r);
+}
+
+Test(cli_plan, time_budget_flag) {
+  /* 400 tensors, 1 ms budget: past local_search's limit (10 000 scaled by
+   * sqrt(1 / 2000): 223) and greedy_by_size's estimate (3.2 ms); within
+   * min_cost_flow's (447). */
+  FILE *f = fopen(tmp_path("many.txt"), "w");
+  cr_assert_not_null(f);
+  for (int i = 0; i < 400; i++) fprintf(f, "%d %d %d %d\n", i, i, i + 1 + i % 3, 16 + (i * 37) % 500);
+  cr_assert_eq(fclose(f), 0);
+  result r = run_plan("--records", tmp_path("many.txt"), "--time-budget-ms", "1", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "local_search               objects natural      skipped: 400 tensors"),
+                     "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "best objects natural skipped local_search"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "best offsets natural skipped strip_best_fit"), "%s", r.out);
+  result_free(&r);
+  r = run_plan("--records", tmp_path("many.txt"), "--time-budget-ms", "1", "--strategy", "best",
+               "--json", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_assert_eq(check_json(r.out, 400, 1, 1), 2);
+  /* (min_cost_flow may join them when the 1 ms are spent before it, as
+   * under sanitizers or valgrind) */
+  cr_expect_not_null(strstr(r.out, "\"skipped\": [\"greedy_by_size\", "), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "\"local_search\"]"), "%s", r.out);
+  result_free(&r);
+  /* The default budget runs them all on 400 tensors. */
+  r = run_plan("--records", tmp_path("many.txt"), "--strategy", "best", "--json", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"skipped\": []"), "%s", r.out);
+  result_free(&r);
+  const char *bad[] = {"0", "-5", "1.5", "x", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    r = run_plan("--records", tmp_path("many.txt"), "--time-budget-ms", bad[i], NULL);
+    cr_expect_eq(r.code, 2, "--time-budget-ms '%s'", bad[i]);
+    result_free(&r);
+  }
 }

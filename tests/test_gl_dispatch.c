@@ -642,3 +642,204 @@ Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
   texmem_plan_destroy(plan);
   texmem_gl_context_destroy(ctx);
 }
+
+/* ---- the GPU arena: tensors at base rows of shared W-wide textures ---- */
+
+static texmem_plan *arena_plan(const graph *g, uint64_t max_rows) {
+  texmem_record r[MAXT];
+  records_of(g, r);
+  return tt_plan(r, g->n_tensors, 3,
+                 (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                                    .linear_width = 16, .max_dims = {16, max_rows, 0}});
+}
+
+/* Every graph in one arena texture, both formats, reuse checker on:
+ * exactly the CPU's values; the barriers follow dirty rows, so the
+ * independent branches skip them although they share one texture. */
+Test(gl_dispatch, arena_graphs_match_cpu_with_range_barriers) {
+  texmem_gl_context *ctx = tg_context();
+  progs p = make_progs(ctx);
+  graph gs[3] = {chain(), diamond(), branches()};
+  for (int gi = 0; gi < 3; gi++) {
+    const graph *g = &gs[gi];
+    texmem_plan *naive = naive_plan(g), *arena = arena_plan(g, 0);
+    cr_assert_eq(texmem_plan_object_count(arena), 1);
+    float **want = reference(g);
+    for (int fmt = 0; fmt < 2; fmt++) {
+      texmem_gl_pool_desc d = {.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true,
+                               .format = fmt ? TEXMEM_GL_RGBA16F : TEXMEM_GL_RGBA32F};
+      texmem_gl_counters ca, cn;
+      float **a = run_graph(ctx, &p, g, arena, d, &ca);
+      d.storage = TEXMEM_STORAGE_OBJECTS;
+      float **b = run_graph(ctx, &p, g, naive, d, &cn);
+      assert_same_outputs(g, a, want, "arena vs cpu");
+      assert_same_outputs(g, b, want, "naive vs cpu");
+      cr_log_info("graph %d: arena %llu barriers, naive %llu, %llu dispatches", gi,
+                  (unsigned long long)ca.barriers, (unsigned long long)cn.barriers,
+                  (unsigned long long)ca.dispatches);
+      cr_assert_eq(ca.dispatches, cn.dispatches);
+      cr_assert_geq(ca.barriers, cn.barriers);
+      if (gi == 1) cr_assert_eq(ca.barriers, 2, "diamond: A and B share no rows");
+      if (gi == 2) {
+        /* One texture tracked as a whole would need a barrier before
+         * every dispatch but the first (10); rows give what the best
+         * shared-objects plan gets (7: reuse adds write-after-read). */
+        cr_assert_leq(ca.barriers, 7, "branches: %llu barriers", (unsigned long long)ca.barriers);
+      }
+      free_vals(g, a);
+      free_vals(g, b);
+    }
+    free_vals(g, want);
+    texmem_plan_destroy(naive);
+    texmem_plan_destroy(arena);
+  }
+  texmem_gl_context_destroy(ctx);
+}
+
+/* A small forced height: the arena splits into several textures, no tensor
+ * across two, and the values stay exact. */
+Test(gl_dispatch, arena_split_under_a_small_max_height) {
+  texmem_gl_context *ctx = tg_context();
+  progs p = make_progs(ctx);
+  graph gs[2] = {chain(), branches()};
+  for (int gi = 0; gi < 2; gi++) {
+    const graph *g = &gs[gi];
+    texmem_plan *arena = arena_plan(g, 16);
+    cr_assert_gt(texmem_plan_object_count(arena), 1);
+    texmem_gl_pool_desc d = {.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true};
+    texmem_gl_counters c;
+    float **want = reference(g);
+    float **a = run_graph(ctx, &p, g, arena, d, &c);
+    assert_same_outputs(g, a, want, "split arena vs cpu");
+    free_vals(g, a);
+    free_vals(g, want);
+    texmem_plan_destroy(arena);
+  }
+  texmem_gl_context_destroy(ctx);
+}
+
+Test(gl_dispatch, arena_overlapping_rows_refused) {
+  texmem_gl_context *ctx = tg_context();
+  progs p = make_progs(ctx);
+  graph g = chain();
+  texmem_record r[MAXT];
+  records_of(&g, r);
+  r[1].first_task = 1; /* the lie that lets tensor 1 start inside tensor 0's rows */
+  const size_t obj[7] = {0, 0, 0, 0, 0, 0, 0};
+  const uint64_t row[7] = {0, 10, 15, 0, 3, 17, 0};
+  texmem_plan *bad = tg_manual_arena_plan(r, 7, 3, 16, obj, row, 1, true);
+  texmem_gl_pool_desc d = {.plan = bad, .storage = TEXMEM_STORAGE_ARENA, .records = r,
+                           .record_count = 7, .dims = 3, .reuse_checker = true};
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
+  float *in = tg_fill(g.shape[0], 1);
+  TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
+  free(in);
+  texmem_gl_counters_reset(ctx);
+  texmem_gl_uniform u;
+  texmem_gl_op op = op_of(&p, &g.nodes[0], 0, &u);
+  texmem_error err = {0};
+  cr_assert_eq(texmem_gl_dispatch(pool, &op, &err), TEXMEM_STATUS_EXCLUSIVE_ACCESS, "%s",
+               err.message);
+  cr_assert(strstr(err.message, "input tensor 0 (rows [0, 12)) and output tensor 1 (rows [10, "
+                                "15)) overlap in arena texture 0"),
+            "%s", err.message);
+  texmem_gl_counters c;
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.dispatches, 0);
+  /* Two inputs on the same rows are fine (both read-only). */
+  const size_t twice[2] = {0, 0}, out1 = 2;
+  op = (texmem_gl_op){.program = p.add, .inputs = twice, .n_inputs = 2, .outputs = &out1,
+                      .n_outputs = 1, .task = 0};
+  d.skip_lifetime_check = true;
+  texmem_gl_pool_destroy(pool);
+  TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
+  in = tg_fill(g.shape[0], 1);
+  TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
+  free(in);
+  TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
+  /* The storage must match the plan. */
+  texmem_gl_pool_destroy(pool);
+  d.storage = TEXMEM_STORAGE_OBJECTS;
+  cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_UNSUPPORTED);
+  cr_assert(strstr(err.message, "arena storage"), "%s", err.message);
+  texmem_plan *naive = naive_plan(&g);
+  d.plan = naive;
+  d.storage = TEXMEM_STORAGE_ARENA;
+  cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "arena plan"), "%s", err.message);
+  cr_assert_null(pool);
+  texmem_plan_destroy(naive);
+  texmem_plan_destroy(bad);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* The long branch in one arena with the lie (tensor 1 dies at task 0): C
+ * writes tensor 3 over rows of tensor 1 before E reads it. */
+Test(gl_dispatch, arena_reuse_checker_catches_corrupted_plan) {
+  texmem_gl_context *ctx = tg_context();
+  progs p = make_progs(ctx);
+  graph g = long_branch();
+  texmem_record r[MAXT];
+  records_of(&g, r);
+  r[1].last_task = 0; /* the lie */
+  const size_t obj[6] = {0, 0, 0, 0, 0, 0};
+  const uint64_t row[6] = {0, 8, 16, 0, 11, 19};
+  texmem_plan *bad = tg_manual_arena_plan(r, 6, 3, 16, obj, row, 1, true);
+  float **want = reference(&g);
+  /* Unchecked, the plan silently gives wrong values. */
+  texmem_gl_pool_desc d = {.storage = TEXMEM_STORAGE_ARENA, .records = r,
+                           .skip_lifetime_check = true};
+  texmem_gl_counters c;
+  float **got = run_graph(ctx, &p, &g, bad, d, &c);
+  size_t n = (size_t)(g.shape[5][0] * g.shape[5][1] * g.shape[5][2]) * 4, diff = 0;
+  for (size_t i = 0; i < n; i++) diff += got[5][i] != want[5][i];
+  cr_assert_gt(diff, 0, "the corrupted arena plan should give wrong values unchecked");
+  free_vals(&g, got);
+  for (int mode = 0; mode < 2; mode++) {
+    d = (texmem_gl_pool_desc){.plan = bad, .storage = TEXMEM_STORAGE_ARENA, .records = r,
+                              .record_count = 6, .dims = 3, .reuse_checker = mode == 0,
+                              .skip_lifetime_check = mode == 0};
+    texmem_gl_pool *pool = NULL;
+    TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
+    float *in = tg_fill(g.shape[0], 1);
+    TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
+    free(in);
+    texmem_gl_uniform u;
+    for (size_t k = 0; k < 4; k++) {
+      texmem_gl_op op = op_of(&p, &g.nodes[k], k, &u);
+      TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
+    }
+    texmem_gl_op op = op_of(&p, &g.nodes[4], 4, &u);
+    texmem_error err = {0};
+    texmem_status st = texmem_gl_dispatch(pool, &op, &err);
+    if (mode == 0) {
+      cr_assert_eq(st, TEXMEM_STATUS_REUSE_VIOLATION, "%s", err.message);
+      cr_assert(strstr(err.message, "task 4") && strstr(err.message, "reads tensor 1") &&
+                    strstr(err.message, "tensor 3 wrote its rows [8, 11) of arena texture 0") &&
+                    strstr(err.message, "at task 2"),
+                "%s", err.message);
+      float buf[7 * 9 * 2 * 4];
+      cr_assert_eq(texmem_gl_tensor_read(pool, 1, buf, &err), TEXMEM_STATUS_REUSE_VIOLATION);
+      cr_assert(strstr(err.message, "rows [8, 11)") && strstr(err.message, "tensor 3"), "%s",
+                err.message);
+    } else {
+      cr_assert_eq(st, TEXMEM_STATUS_EXCLUSIVE_ACCESS, "%s", err.message);
+      cr_assert(strstr(err.message, "input tensor 1") && strstr(err.message, "live tensor 4"),
+                "%s", err.message);
+    }
+    texmem_gl_pool_destroy(pool);
+  }
+  /* The honest arena plan passes the reuse checker with the right values. */
+  records_of(&g, r);
+  texmem_plan *good = arena_plan(&g, 0);
+  got = run_graph(ctx, &p, &g, good,
+                  (texmem_gl_pool_desc){.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true},
+                  &c);
+  assert_same_outputs(&g, got, want, "honest arena vs cpu");
+  free_vals(&g, got);
+  free_vals(&g, want);
+  texmem_plan_destroy(good);
+  texmem_plan_destroy(bad);
+  texmem_gl_context_destroy(ctx);
+}

@@ -375,3 +375,98 @@ Test(gl_fp16, conversion_round_trips_and_rounds_to_even) {
   cr_assert_eq(texmem__f32_to_f16(-2.0f), 0xc000);
   cr_assert_eq(texmem__f32_to_f16(1e-10f), 0);
 }
+
+/* Arena storage: exact bytes (W x rows per arena texture), tensors at their
+ * base rows round-trip; with a small forced height the arena splits, and
+ * GL_OUT_OF_MEMORY at the k-th arena texture, for every k, leaves nothing
+ * behind; a bad arena plan is refused before any GL call. */
+Test(gl_pool, arena_exact_bytes_split_and_failure_at_every_creation) {
+  texmem_gl_context *ctx = tg_context();
+  enum { N = 12 };
+  texmem_record r[N];
+  for (size_t i = 0; i < N; i++) r[i] = (texmem_record){i, {5 + i, 3, 1 + i % 3}, i, i + 2};
+  texmem_plan_desc pd = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                         .linear_width = 16};
+  texmem_plan *one = tt_plan(r, N, 3, pd);
+  pd.max_dims[1] = 12;
+  texmem_plan *split = tt_plan(r, N, 3, pd);
+  size_t k = texmem_plan_object_count(split);
+  cr_assert_eq(texmem_plan_object_count(one), 1);
+  cr_assert_gt(k, 1);
+  for (int which = 0; which < 2; which++) {
+    texmem_plan *plan = which ? split : one;
+    texmem_gl_pool_desc d = {.plan = plan, .storage = TEXMEM_STORAGE_ARENA, .records = r,
+                             .record_count = N, .dims = 3, .format = TEXMEM_GL_RGBA16F,
+                             .reuse_checker = true};
+    texmem_gl_pool *pool = NULL;
+    TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
+    cr_assert_eq(texmem_gl_pool_bytes(pool), texmem_plan_total(plan) * 8);
+    cr_assert_eq(texmem_gl_pool_object_count(pool), texmem_plan_object_count(plan));
+    texmem_gl_texture_desc td;
+    TG_OK(texmem_gl_texture_get_desc(ctx, texmem_gl_pool_object_texture(pool, 0), &td, &tg_err_));
+    cr_assert(td.target == TEXMEM_GL_TARGET_2D && td.dims[0] == 16, "%llu",
+              (unsigned long long)td.dims[0]);
+    /* Tensors live together sit on disjoint rows: all of 0..2 round-trip. */
+    for (size_t t = 0; t < 3; t++) {
+      cr_assert_eq(texmem_gl_pool_tensor_texture(pool, t).id,
+                   texmem_gl_pool_object_texture(pool, texmem_plan_tensor_object(plan, t)).id);
+      round_trip(ctx, pool, t, true);
+    }
+    texmem_gl_pool_destroy(pool);
+  }
+  texmem_gl_pool_desc d = {.plan = split, .storage = TEXMEM_STORAGE_ARENA, .records = r,
+                           .record_count = N, .dims = 3};
+  for (uint64_t f = 1; f <= k + 1; f++) {
+    texmem_gl_counters_reset(ctx);
+    texmem__gl_fail_texture_creation(ctx, f);
+    texmem_gl_pool *pool = (texmem_gl_pool *)1;
+    texmem_error err = {0};
+    texmem_status st = texmem_gl_pool_create(ctx, &d, &pool, &err);
+    if (f == k + 1) {
+      cr_assert_eq(st, TEXMEM_STATUS_OK, "%s", err.message);
+      texmem_gl_pool_destroy(pool);
+    } else {
+      cr_assert_eq(st, TEXMEM_STATUS_GL_OUT_OF_MEMORY, "f=%llu: %s", (unsigned long long)f,
+                   err.message);
+      cr_assert_null(pool);
+      char want[64];
+      snprintf(want, sizeof want, "object %llu of %zu", (unsigned long long)(f - 1), k);
+      cr_assert(strstr(err.message, want), "%s", err.message);
+    }
+    texmem_gl_counters c;
+    texmem_gl_counters_get(ctx, &c);
+    cr_assert_eq(c.textures_live, 0);
+    cr_assert_eq(c.bytes_allocated, 0);
+    cr_assert_eq(ctx->textures.live, 0);
+    tg_assert_no_textures(256);
+  }
+  texmem__gl_fail_texture_creation(ctx, 0);
+  /* Overlapping rows, a misaligned base row, rows past the texture: the
+   * validator refuses each before any GL call. */
+  texmem_gl_counters_reset(ctx);
+  for (int bad = 0; bad < 3; bad++) {
+    texmem_plan *p = tt_plan(r, N, 3, (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
+                                                         .layout = TEXMEM_LAYOUT_LINEAR,
+                                                         .linear_width = 16});
+    if (bad == 0) p->offset[1] = p->offset[0]; /* 0 and 1 are live together */
+    if (bad == 1) {
+      p->alignment = 4;
+      p->offset[N - 1] |= 1;
+    }
+    if (bad == 2) p->offset[N - 1] = p->object_dims[0][1];
+    d.plan = p;
+    texmem_gl_pool *pool = NULL;
+    texmem_error err = {0};
+    cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_INVALID_PLAN,
+                 "case %d", bad);
+    cr_assert_null(pool);
+    cr_log_info("bad arena plan %d: %s", bad, err.message);
+    texmem_plan_destroy(p);
+  }
+  texmem_gl_counters c;
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.textures_created, 0);
+  texmem_plan_destroy(one);
+  texmem_plan_destroy(split);
+  texmem_gl_context_destroy(ctx);
+}

@@ -308,23 +308,76 @@ static bool op0_has_int_code(void) {
   return has;
 }
 
+/* Loads the model corrupted by fn (operator 0's code, shared by every
+ * DEQUANTIZE of the file, is changed): it must load, every operator with
+ * that code be kept as OTHER named want_name, and each of their outputs,
+ * constants when the DEQUANTIZEs were folded, become a record produced by
+ * that operator (planning needs no kernel). */
+static void expect_kept(corrupt_fn fn, const char *want_name, int32_t want_code) {
+  size_t len;
+  uint8_t *buf = model_bytes(&len);
+  texmem_model *orig = NULL, *m = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_model_read_tflite(buf, len, &orig, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  layout L;
+  locate(buf, len, &L);
+  fn(buf, &len, &L);
+  cr_assert_eq(texmem_model_read_tflite(buf, len, &m, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  size_t n_other = 0;
+  for (size_t k = 0; k < texmem_model_op_count(m); k++)
+    if (texmem_model_op(m, k)->type == TEXMEM_OP_OTHER) n_other++;
+  cr_assert_gt(n_other, 0);
+  cr_assert_eq(texmem_model_op_count(m), texmem_model_op_count(orig) + n_other);
+  cr_assert_eq(texmem_model_folded_count(m), texmem_model_folded_count(orig) - n_other);
+  const texmem_op *op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_OTHER);
+  cr_assert_str_eq(texmem_op_name(op), want_name);
+  cr_assert_eq(op->options.builtin_code, want_code);
+  cr_assert_eq(op->n_inputs, 1);
+  cr_assert_eq(op->n_outputs, 1);
+  for (unsigned d = 1; d <= 3; d++) {
+    texmem_record *a = NULL, *b = NULL;
+    int32_t *of = NULL;
+    size_t na, nb;
+    cr_assert_eq(texmem_model_records(orig, d, TEXMEM_PRECISION_FP16, &a, &na, NULL, NULL), TEXMEM_STATUS_OK);
+    cr_assert_eq(texmem_model_records(m, d, TEXMEM_PRECISION_FP16, &b, &nb, &of, NULL), TEXMEM_STATUS_OK);
+    cr_assert_eq(nb, na + n_other, "%u-D: %zu records, want %zu", d, nb, na + n_other);
+    size_t seen = 0;
+    for (size_t i = 0; i < nb; i++) {
+      const texmem_op *p = texmem_model_op(m, b[i].first_task);
+      if (p->type != TEXMEM_OP_OTHER) continue;
+      cr_assert_eq(p->outputs[0], of[i]);
+      seen++;
+    }
+    cr_assert_eq(seen, n_other);
+    free(a);
+    free(b);
+    free(of);
+  }
+  texmem_model_destroy(m);
+  texmem_model_destroy(orig);
+  free(buf);
+}
+
 static void unknown_opcode(uint8_t *b, size_t *len, const layout *L) {
   (void)len;
   set_op0_code(b, L, 250);
 }
-Test(model_hostile, unknown_opcode_is_named) {
+Test(model_hostile, unknown_opcode_is_kept) {
   /* Files with only the byte field can say at most 127. */
-  expect(unknown_opcode, TEXMEM_STATUS_UNSUPPORTED_OP,
-         op0_has_int_code() ? "operator 0: unknown builtin code 250"
-                            : "operator 0: PLACEHOLDER_FOR_GREATER_OP_CODES unsupported");
+  if (op0_has_int_code())
+    expect_kept(unknown_opcode, "UNKNOWN_BUILTIN", 250);
+  else
+    expect_kept(unknown_opcode, "PLACEHOLDER_FOR_GREATER_OP_CODES", 127);
 }
 
-static void softmax_opcode(uint8_t *b, size_t *len, const layout *L) {
+/* An operator TFLite knows and the IR does not (no kernel is planned for it). */
+static void squared_difference_opcode(uint8_t *b, size_t *len, const layout *L) {
   (void)len;
-  set_op0_code(b, L, 25);
+  set_op0_code(b, L, 99);
 }
-Test(model_hostile, unsupported_op_is_named) {
-  expect(softmax_opcode, TEXMEM_STATUS_UNSUPPORTED_OP, "operator 0: SOFTMAX unsupported");
+Test(model_hostile, builtin_outside_ir_is_kept) {
+  expect_kept(squared_difference_opcode, "SQUARED_DIFFERENCE", 99);
 }
 
 static void opcode_index_out(uint8_t *b, size_t *len, const layout *L) {

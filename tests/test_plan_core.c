@@ -1,4 +1,5 @@
 /* Plan core: naive, argument checks, bounds, limits, validator. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -102,6 +103,74 @@ Test(bounds, textures_use_volumes_and_sparse_tasks) {
   cr_assert_eq(b.positional_max, 22);
 }
 
+/* The quadratic definitions of the bounds, kept as a reference for the
+ * O(n log n) sweep: at every task, the sum and the sorted live sizes. */
+static int cmp_desc_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x > y ? -1 : x < y;
+}
+
+static texmem_bounds slow_bounds(const texmem_record *r, size_t n) {
+  texmem_bounds b = {0, 0};
+  uint64_t *pos = calloc(n + 1, sizeof *pos), *buf = calloc(n + 1, sizeof *buf);
+  cr_assert(pos && buf);
+  for (size_t t = 0; t < n; t++) { /* every start task is enough */
+    uint64_t task = r[t].first_task, live = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (r[i].first_task <= task && task <= r[i].last_task) {
+        buf[k++] = r[i].dims[0];
+        live += r[i].dims[0];
+      }
+    if (live > b.max_live) b.max_live = live;
+    qsort(buf, k, sizeof *buf, cmp_desc_u64);
+    for (size_t j = 0; j < k; j++)
+      if (buf[j] > pos[j]) pos[j] = buf[j];
+  }
+  for (size_t j = 0; j < n; j++) b.positional_max += pos[j];
+  free(pos);
+  free(buf);
+  return b;
+}
+
+Test(bounds, sweep_matches_quadratic_definition) {
+  uint64_t seed = 11;
+  texmem_record r[64];
+  for (int iter = 0; iter < 400; iter++) {
+    size_t n = 1 + tt_rand(&seed) % 64;
+    uint64_t span = 1 + tt_rand(&seed) % 40, smax = 1 + tt_rand(&seed) % (iter % 2 ? 8 : 1000);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t f = tt_rand(&seed) % span, len = tt_rand(&seed) % (1 + span / 3);
+      /* ties and zero sizes included */
+      r[i] = (texmem_record){i, {tt_rand(&seed) % (smax + 1), 1, 1}, f * 3, f * 3 + len * 3};
+    }
+    texmem_bounds want = slow_bounds(r, n), got;
+    cr_assert_eq(texmem_lower_bounds(r, n, 1, &got, NULL), TEXMEM_STATUS_OK);
+    cr_assert_eq(got.max_live, want.max_live, "iter %d: max_live %llu != %llu", iter,
+                 (unsigned long long)got.max_live, (unsigned long long)want.max_live);
+    cr_assert_eq(got.positional_max, want.positional_max, "iter %d: positional_max %llu != %llu",
+                 iter, (unsigned long long)got.positional_max,
+                 (unsigned long long)want.positional_max);
+  }
+}
+
+Test(bounds, many_records_all_live_together) {
+  /* 200 000 records all live at once: the old per-task re-sort took hours
+   * at this scale; the sweep is O(n log n). */
+  size_t n = 200000;
+  texmem_record *r = malloc(n * sizeof *r);
+  cr_assert(r);
+  for (size_t i = 0; i < n; i++) r[i] = (texmem_record){i, {1 + i % 1000, 1, 1}, i, 2 * n};
+  texmem_bounds b;
+  cr_assert_eq(texmem_lower_bounds(r, n, 1, &b, NULL), TEXMEM_STATUS_OK);
+  uint64_t sum = 0;
+  for (size_t i = 0; i < n; i++) sum += 1 + i % 1000;
+  /* at the last start task everything is live */
+  cr_assert_eq(b.max_live, sum);
+  cr_assert_eq(b.positional_max, sum);
+  free(r);
+}
+
 Test(validate, catches_conflicts_and_misfits) {
   texmem_record r[] = {R1(0, 2, 10), R1(1, 3, 20), R1(4, 5, 30)};
   texmem_plan *p = tt_plan(r, 3, 1, (texmem_plan_desc){.strategy = TEXMEM_STRATEGY_NAIVE});
@@ -131,4 +200,97 @@ Test(offsets, any_strategy_meeting_max_live_is_optimal) {
   cr_assert_eq(texmem_plan_total(p), 40);
   cr_assert(texmem_plan_is_optimal(p));
   texmem_plan_destroy(p);
+}
+
+Test(local_search, total_saturating_at_2_64_minus_1) {
+  /* Two overlapping tensors whose sizes sum to exactly 2^64 - 1: the
+   * result's total equals the "no result yet" marker and was dropped. */
+  texmem_record r[] = {R1(0, 1, (1ull << 63) - 1), R1(1, 2, 1ull << 63)};
+  for (int s = TEXMEM_STRATEGY_BEST; s <= TEXMEM_STRATEGY_LOCAL_SEARCH; s++) {
+    if (!texmem_strategy_supports((texmem_strategy)s, TEXMEM_PLAN_OBJECTS)) continue;
+    if (s == TEXMEM_STRATEGY_MIN_COST_FLOW) continue; /* refuses totals above 2^61 */
+    texmem_plan *p = tt_plan(r, 2, 1, (texmem_plan_desc){.strategy = (texmem_strategy)s});
+    cr_assert_eq(texmem_plan_total(p), UINT64_MAX, "%s", texmem_strategy_name((texmem_strategy)s));
+    cr_assert_eq(texmem_plan_object_count(p), 2);
+    texmem_plan_destroy(p);
+  }
+}
+
+Test(best, one_strategy_failing_never_fails_the_others) {
+  /* Totals above 2^61: min_cost_flow refuses them (63-bit costs); BEST
+   * reports that in its row and plans with the others. */
+  texmem_record r[] = {R1(0, 1, 1ull << 62), R1(1, 2, 1ull << 62), R1(3, 4, 1ull << 61)};
+  texmem_plan *p = tt_plan(r, 3, 1, (texmem_plan_desc){.strategy = TEXMEM_STRATEGY_BEST});
+  cr_assert_eq(texmem_plan_total(p), 1ull << 63);
+  texmem_strategy_report mcf = texmem_plan_strategy_report(p, TEXMEM_STRATEGY_MIN_COST_FLOW);
+  cr_assert_eq(mcf.outcome, TEXMEM_RUN_FAILED);
+  cr_assert_eq(mcf.status, TEXMEM_STATUS_OVERFLOW);
+  cr_assert(strstr(mcf.reason, "min_cost_flow"), "%s", mcf.reason);
+  texmem_strategy_report gs = texmem_plan_strategy_report(p, TEXMEM_STRATEGY_GREEDY_BY_SIZE);
+  cr_assert_eq(gs.outcome, TEXMEM_RUN_PLANNED);
+  cr_assert_eq(gs.total, 1ull << 63);
+  cr_assert_eq(gs.objects, 2);
+  /* offsets-only strategies were not candidates; out of range is NOT_RUN */
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_EXACT).outcome, TEXMEM_RUN_NOT_RUN);
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_COUNT_).outcome, TEXMEM_RUN_NOT_RUN);
+  cr_assert_eq(texmem_plan_strategy_report(NULL, TEXMEM_STRATEGY_NAIVE).outcome, TEXMEM_RUN_NOT_RUN);
+  texmem_plan_destroy(p);
+}
+
+Test(best, named_strategy_reports_itself) {
+  texmem_record r[] = {R1(0, 1, 10), R1(1, 2, 20)};
+  texmem_plan *p = tt_plan(r, 2, 1, (texmem_plan_desc){.strategy = TEXMEM_STRATEGY_NAIVE});
+  texmem_strategy_report rep = texmem_plan_strategy_report(p, TEXMEM_STRATEGY_NAIVE);
+  cr_assert_eq(rep.outcome, TEXMEM_RUN_PLANNED);
+  cr_assert_eq(rep.total, 30);
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_LOCAL_SEARCH).outcome,
+               TEXMEM_RUN_NOT_RUN);
+  texmem_plan_destroy(p);
+}
+
+Test(best, time_budget_skips_quadratic_strategies_past_a_size) {
+  /* 3 000 records: within the default budget's limits, past those of a
+   * 20 ms budget (the limits scale with its square root). */
+  size_t n = 3000;
+  texmem_record *r = malloc(n * sizeof *r);
+  cr_assert(r);
+  uint64_t seed = 5;
+  for (size_t i = 0; i < n; i++) r[i] = (texmem_record){i, {1 + tt_rand(&seed) % 100, 1, 1}, i, i + 1 + i % 3};
+  texmem_plan_desc d = {.strategy = TEXMEM_STRATEGY_BEST, .time_budget_ms = 20};
+  texmem_plan *p = tt_plan(r, n, 1, d);
+  static const texmem_strategy quad[] = {TEXMEM_STRATEGY_MIN_COST_FLOW, TEXMEM_STRATEGY_LOCAL_SEARCH};
+  for (size_t i = 0; i < 2; i++) {
+    texmem_strategy_report rep = texmem_plan_strategy_report(p, quad[i]);
+    cr_assert_eq(rep.outcome, TEXMEM_RUN_SKIPPED, "%s", texmem_strategy_name(quad[i]));
+    cr_assert(strstr(rep.reason, "3000 tensors") && strstr(rep.reason, "20 ms"), "%s", rep.reason);
+  }
+  /* Of the n log n greedy ones, the primary always runs; the other only
+   * if its estimate (8 s per 10^6 tensors: 24 ms here) fits. */
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_GREEDY_BY_BREADTH).outcome,
+               TEXMEM_RUN_PLANNED);
+  texmem_strategy_report gs = texmem_plan_strategy_report(p, TEXMEM_STRATEGY_GREEDY_BY_SIZE);
+  cr_assert_eq(gs.outcome, TEXMEM_RUN_SKIPPED);
+  cr_assert(strstr(gs.reason, "estimated 24 ms"), "%s", gs.reason);
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_GREEDY_IN_ORDER).outcome,
+               TEXMEM_RUN_PLANNED);
+  texmem_plan_destroy(p);
+  d.time_budget_ms = 0; /* default: both greedy ones run on 3 000 tensors */
+  p = tt_plan(r, n, 1, d);
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_GREEDY_BY_SIZE).outcome,
+               TEXMEM_RUN_PLANNED);
+  texmem_plan_destroy(p);
+  d.time_budget_ms = 20;
+  d.kind = TEXMEM_PLAN_OFFSETS;
+  p = tt_plan(r, n, 1, d);
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_STRIP_BEST_FIT).outcome,
+               TEXMEM_RUN_SKIPPED);
+  cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_GREEDY_BY_SIZE).outcome,
+               TEXMEM_RUN_PLANNED);
+  texmem_plan_destroy(p);
+  /* A negative budget is an argument error. */
+  d.time_budget_ms = -1;
+  texmem_plan *q = NULL;
+  texmem_error e;
+  cr_assert_eq(texmem_plan_create(r, n, 1, &d, &q, &e), TEXMEM_STATUS_INVALID_ARGUMENT);
+  free(r);
 }

@@ -129,6 +129,26 @@ Test(records, malformed_tokens) {
   parse_fails("# c\n\n0 0 1 4\n1 1 2 four\n", TEXMEM_STATUS_BAD_RECORDS, "line 4", "'four'");
 }
 
+Test(records, bad_token_bytes_are_escaped) {
+  /* A terminal escape, a bell, a backslash and a high byte: echoed as \xNN. */
+  const char text[] = "0 0 1 4\n1 1 2 \x1b[31mred\a\\\xff\n";
+  texmem_records *r = NULL;
+  texmem_error e;
+  cr_assert_eq(texmem_records_parse(text, sizeof text - 1, &r, &e), TEXMEM_STATUS_BAD_RECORDS);
+  cr_assert_null(r);
+  cr_assert(strstr(e.message, "'\\x1b[31mred\\x07\\x5c\\xff'"), "%s", e.message);
+  for (const char *c = e.message; *c; c++)
+    cr_assert((unsigned char)*c >= 0x20 && (unsigned char)*c < 0x7f, "raw byte 0x%02x in: %s",
+              (unsigned char)*c, e.message);
+  /* Long tokens stay cut at 40 bytes, escapes included. */
+  char longtok[128] = "0 0 1 ";
+  for (int i = 0; i < 60; i++) strcat(longtok, "\x1b");
+  strcat(longtok, "\n");
+  cr_assert_eq(texmem_records_parse(longtok, strlen(longtok), &r, &e), TEXMEM_STATUS_BAD_RECORDS);
+  cr_assert(strstr(e.message, "\\x1b...'"), "%s", e.message);
+  cr_assert(!strchr(e.message, 0x1b));
+}
+
 Test(records, negative_number) {
   parse_fails("0 0 1 8\n1 -1 2 8\n", TEXMEM_STATUS_BAD_RECORDS, "line 2", "negative number");
   parse_fails("0 0 1 -8\n", TEXMEM_STATUS_BAD_RECORDS, "line 1", "negative number");
@@ -225,6 +245,8 @@ Test(records, load_io_errors_name_path) {
   /* A directory opens but cannot be read. */
   cr_assert_eq(texmem_records_load(TEXMEM_TEST_DATA, &r, &e), TEXMEM_STATUS_IO);
   cr_assert(strstr(e.message, TEXMEM_TEST_DATA), "%s", e.message);
+  /* ...and says why, in the system's words. */
+  cr_assert(strstr(e.message, "Is a directory"), "%s", e.message);
 }
 
 Test(records, load_parse_error_names_path_and_line) {

@@ -126,6 +126,9 @@ enum { F_NAIVE = 1, F_BEST = 2, F_NATURAL = 4, F_LINEAR = 8, F_FP32 = 16, F_FP16
 #define ALL_CONFIGS (F_NAIVE | F_BEST | F_NATURAL | F_LINEAR | F_FP32 | F_FP16)
 
 static texmem_gl_context *g_ctx;
+/* Batch of the conv, depthwise and transpose conv cases (each test runs
+ * in its own process; the batch tests set 2). */
+static int32_t g_batch = 1;
 
 /* Runs the model in every configuration of `configs` (a config runs if
  * its strategy, layout and precision bits are all set) and compares the
@@ -219,13 +222,13 @@ static int32_t out_dim(texmem_padding p, int32_t in, int32_t k, int32_t s, int32
 
 static texmem_model *conv_model(const conv_case *c) {
   graph g = graph_new();
-  int32_t xs[4] = {1, c->h, c->w, c->cin};
+  int32_t xs[4] = {g_batch, c->h, c->w, c->cin};
   int32_t x = add_tensor(&g, 4, xs);
   int32_t a = identity(&g, x);
   int32_t ws[4] = {c->cout, c->kh, c->kw, c->cin};
   int32_t w = add_weights(&g, 4, ws, c->kh * c->kw * c->cin);
   int32_t bias = c->bias ? add_bias(&g, c->cout) : -1;
-  int32_t ys[4] = {1, out_dim(c->pad, c->h, c->kh, c->stride_h, c->dilation),
+  int32_t ys[4] = {g_batch, out_dim(c->pad, c->h, c->kh, c->stride_h, c->dilation),
                    out_dim(c->pad, c->w, c->kw, c->stride_w, c->dilation), c->cout};
   cr_assert(ys[1] > 0 && ys[2] > 0, "test case does not fit");
   int32_t b = add_tensor(&g, 4, ys);
@@ -349,14 +352,14 @@ typedef struct dw_case {
 
 static void check_dw(const dw_case *c, int configs) {
   graph g = graph_new();
-  int32_t xs[4] = {1, c->h, c->w, c->c};
+  int32_t xs[4] = {g_batch, c->h, c->w, c->c};
   int32_t x = add_tensor(&g, 4, xs);
   int32_t a = identity(&g, x);
   int32_t oc = c->c * c->mult;
   int32_t ws[4] = {1, c->k, c->k, oc};
   int32_t w = add_weights(&g, 4, ws, c->k * c->k);
   int32_t bias = c->bias ? add_bias(&g, oc) : -1;
-  int32_t ys[4] = {1, out_dim(c->pad, c->h, c->k, c->stride, c->dilation),
+  int32_t ys[4] = {g_batch, out_dim(c->pad, c->h, c->k, c->stride, c->dilation),
                    out_dim(c->pad, c->w, c->k, c->stride, c->dilation), oc};
   cr_assert(ys[1] > 0 && ys[2] > 0, "test case does not fit");
   int32_t b = add_tensor(&g, 4, ys);
@@ -463,8 +466,8 @@ Test(rt_conv, fc_vector) {
 
 Test(rt_conv, fc_rows_keep_num_dims_both_ways) {
   /* keep_num_dims: rows are pixels ([1, 2, 3, 6] and [1, 4, 9] with depth
-   * = C). Without it the output is [rows, N]: batch = rows, and the
-   * runtime runs batch 1 only, so one row: [1, 1, 1, 6] -> [1, 5]. */
+   * = C). Without it the output is [rows, N]: batch = rows (one row here:
+   * [1, 1, 1, 6] -> [1, 5]; batch_2_fc_and_transpose_conv has more). */
   check_fc(4, (int32_t[]){1, 2, 3, 6}, 6, 5, true, true, TEXMEM_ACT_NONE, ALL_CONFIGS);
   check_fc(3, (int32_t[]){1, 4, 9}, 9, 2, true, false, TEXMEM_ACT_RELU,
            F_NAIVE | F_NATURAL | F_LINEAR | F_FP32);
@@ -487,7 +490,7 @@ Test(rt_conv, fc_flattened_input) {
 static void check_tconv(int32_t h, int32_t w, int32_t cin, int32_t cout, int32_t kh, int32_t kw,
                         int32_t sw, int32_t sh, texmem_padding pad, int configs) {
   graph g = graph_new();
-  int32_t xs[4] = {1, h, w, cin};
+  int32_t xs[4] = {g_batch, h, w, cin};
   int32_t x = add_tensor(&g, 4, xs);
   int32_t a = identity(&g, x);
   int32_t ws[4] = {cout, kh, kw, cin};
@@ -500,7 +503,7 @@ static void check_tconv(int32_t h, int32_t w, int32_t cin, int32_t cout, int32_t
     ph = ph > 0 ? ph : 0;
     pw = pw > 0 ? pw : 0;
   }
-  int32_t ys[4] = {1, sh * (h - 1) + kh - ph, sw * (w - 1) + kw - pw, cout};
+  int32_t ys[4] = {g_batch, sh * (h - 1) + kh - ph, sw * (w - 1) + kw - pw, cout};
   int32_t b = add_tensor(&g, 4, ys);
   texmem_op_options o = texmem_op_options_default();
   uint8_t opts[12];
@@ -533,6 +536,38 @@ Test(rt_conv, transpose_conv_other_strides) {
   check_tconv(3, 5, 4, 4, 3, 3, 1, 1, SAME, F_NAIVE | F_NATURAL | F_FP32);
   check_tconv(3, 5, 4, 4, 5, 3, 3, 2, VALID, F_NAIVE | F_NATURAL | F_LINEAR | F_FP32);
   check_tconv(1, 6, 5, 3, 3, 3, 2, 2, SAME, F_NAIVE | F_NATURAL | F_FP32);
+}
+
+/* ---- batch 2: every kernel of the family, the two images of the batch
+ * different (seeded input), NAIVE and BEST, both layouts, fp16 once (few
+ * configurations: each compiles its own program variants) ---- */
+#define BATCH_CONFIGS (F_NAIVE | F_BEST | F_NATURAL | F_LINEAR | F_FP32)
+
+Test(rt_conv, batch_2_conv) {
+  g_batch = 2;
+  check_conv(&(conv_case){5, 6, 6, 9, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, true}, BATCH_CONFIGS);
+  check_conv(&(conv_case){5, 7, 5, 6, 3, 3, 2, 1, 1, SAME, TEXMEM_ACT_RELU6, true},
+             F_NAIVE | F_BEST | F_LINEAR | F_FP32);
+  check_conv(&(conv_case){6, 5, 3, 17, 3, 2, 1, 1, 2, VALID, TEXMEM_ACT_NONE, false},
+             F_BEST | F_NATURAL | F_FP16);
+}
+
+Test(rt_conv, batch_2_depthwise) {
+  g_batch = 2;
+  check_dw(&(dw_case){7, 5, 7, 1, 3, 1, 1, SAME, TEXMEM_ACT_NONE, true}, BATCH_CONFIGS);
+  check_dw(&(dw_case){7, 6, 6, 1, 5, 2, 1, SAME, TEXMEM_ACT_RELU, true},
+           F_NAIVE | F_BEST | F_NATURAL | F_FP32);
+  check_dw(&(dw_case){5, 6, 3, 3, 3, 1, 1, VALID, TEXMEM_ACT_NONE, true},
+           F_NAIVE | F_BEST | F_LINEAR | F_FP32);
+}
+
+Test(rt_conv, batch_2_fc_and_transpose_conv) {
+  check_fc(2, (int32_t[]){2, 13}, 13, 6, false, true, TEXMEM_ACT_NONE, BATCH_CONFIGS);
+  check_fc(4, (int32_t[]){2, 2, 3, 6}, 6, 5, true, true, TEXMEM_ACT_RELU, BATCH_CONFIGS);
+  check_fc(4, (int32_t[]){2, 3, 2, 5}, 30, 7, false, true, TEXMEM_ACT_NONE, BATCH_CONFIGS);
+  g_batch = 2;
+  check_tconv(5, 7, 6, 5, 3, 3, 2, 2, SAME, BATCH_CONFIGS);
+  check_tconv(3, 5, 4, 9, 3, 3, 1, 1, VALID, F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
 }
 
 /* ---- refusals: clean errors, no crash ---- */

@@ -2,7 +2,8 @@
  * committed face_detection_short_range.tflite and, when present in the
  * model cache ($TEXMEM_MODEL_CACHE or ~/.cache/texmem/models), the other
  * MediaPipe models. Each runs with one texture per tensor (NAIVE) and with
- * the BEST plan in the natural and linear layouts, fp32 and fp16, reuse
+ * the BEST plan in the natural and linear layouts and in the GPU arena
+ * (arena storage, at most 1% above max_live), fp32 and fp16, reuse
  * checker on: planned outputs are bit-identical to the naive ones, and
  * fp32 outputs are close to the CPU reference. */
 #include <stdio.h>
@@ -34,7 +35,18 @@ static void check_plan(const texmem_model *m, const texmem_runtime_desc *d,
   cr_assert_eq(s.texture_bytes, texmem_plan_total(p) * texel, "pool bytes %llu, plan total %llu",
                (unsigned long long)s.texture_bytes, (unsigned long long)texmem_plan_total(p));
   cr_assert_gt(s.io_bytes, 0);
-  cr_assert_eq(s.layout, d->layout);
+  cr_assert_eq(s.storage, d->storage);
+  if (d->storage == TEXMEM_STORAGE_ARENA) {
+    cr_assert_eq(s.layout, TEXMEM_LAYOUT_LINEAR);
+    cr_assert_eq(texmem_plan_get_kind(p), TEXMEM_PLAN_OFFSETS);
+    texmem_bounds b;
+    TG_OK(texmem_lower_bounds(rec, n, 3, &b, &tg_err_));
+    /* The arena: at most 1% above max_live, here with the GL limits. */
+    cr_assert_leq(texmem_plan_total(p) * 100, b.max_live * 101, "arena %llu, max_live %llu",
+                  (unsigned long long)texmem_plan_total(p), (unsigned long long)b.max_live);
+  } else {
+    cr_assert_eq(s.layout, d->layout);
+  }
   if (d->strategy == TEXMEM_STRATEGY_NAIVE) cr_assert_eq(s.objects, n);
   free(rec);
 }
@@ -56,13 +68,14 @@ static void check_model(const texmem_model *m, const char *name) {
       double worst = rt_compare_scaled(m, &naive, ref, MODEL_REL, what);
       cr_log_info("%s: worst error %.3f of the tolerance", what, worst);
     }
-    for (int lay = 0; lay < 2; lay++) {
+    for (int lay = 0; lay < 3; lay++) {
       texmem_runtime_desc d = {.strategy = TEXMEM_STRATEGY_BEST,
                                .layout = lay ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL,
+                               .storage = lay == 2 ? TEXMEM_STORAGE_ARENA : TEXMEM_STORAGE_OBJECTS,
                                .precision = pr, .reuse_checker = true};
       rt_outputs planned = rt_run_inspect(ctx, m, &d, in, check_plan);
       snprintf(what, sizeof what, "%s %s %s planned vs naive", name, prec ? "fp32" : "fp16",
-               lay ? "linear" : "natural");
+               lay == 2 ? "arena" : lay ? "linear" : "natural");
       rt_assert_identical(&naive, &planned, what);
       rt_outputs_free(&planned);
     }
@@ -85,6 +98,57 @@ Test(rt_models, face_detection_short_range) {
   TG_OK(texmem_model_load_tflite(TEXMEM_TEST_DATA "/face_detection_short_range.tflite", &m,
                                  &tg_err_));
   check_model(m, "face_detection_short_range");
+  texmem_model_destroy(m);
+}
+
+/* The same graph with batch B: every non-constant tensor whose first dim
+ * (rank >= 2) is 1, and every RESHAPE target starting with 1, gets B. */
+static texmem_model *with_batch(const texmem_model *m, int32_t B) {
+  texmem_model *c = NULL;
+  TG_OK(texmem_model_create(&c, &tg_err_));
+  for (size_t i = 0; i < texmem_model_tensor_count(m); i++) {
+    const texmem_tensor *t = texmem_model_tensor(m, i);
+    int32_t shape[TEXMEM_MAX_RANK], idx;
+    memcpy(shape, t->shape, sizeof shape);
+    if ((t->flags & TEXMEM_TENSOR_CONSTANT) && t->data) {
+      TG_OK(texmem_model_add_constant(c, t->name, t->type, t->rank, shape, t->data, t->data_size,
+                                      &idx, &tg_err_));
+    } else {
+      if (t->rank >= 2 && shape[0] == 1) shape[0] = B;
+      TG_OK(texmem_model_add_tensor(c, t->name, t->type, t->rank, shape, &idx, &tg_err_));
+    }
+    cr_assert_eq((size_t)idx, i);
+  }
+  for (size_t k = 0; k < texmem_model_op_count(m); k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    texmem_op_options o = op->options;
+    if (op->type == TEXMEM_OP_RESHAPE && o.new_shape_rank > 0 && o.new_shape[0] == 1)
+      o.new_shape[0] = B;
+    TG_OK(texmem_model_add_op(c, op->type, op->inputs, op->n_inputs, op->outputs, op->n_outputs,
+                              &o, NULL, &tg_err_));
+  }
+  size_t ni, no;
+  const int32_t *ins = texmem_model_inputs(m, &ni), *outs = texmem_model_outputs(m, &no);
+  TG_OK(texmem_model_set_io(c, ins, ni, outs, no, &tg_err_));
+  return c;
+}
+
+/* Whole models at batch 2: the two images of the batch differ, planned =
+ * naive bit for bit, fp32 close to the CPU reference. */
+Test(rt_models, batch_2_face_detection_and_mobilenet) {
+  texmem_model *m = NULL, *b = NULL;
+  TG_OK(texmem_model_load_tflite(TEXMEM_TEST_DATA "/face_detection_short_range.tflite", &m,
+                                 &tg_err_));
+  b = with_batch(m, 2);
+  const texmem_tensor *x = texmem_model_tensor(b, (size_t)texmem_model_inputs(b, NULL)[0]);
+  cr_assert_eq(x->b, 2);
+  check_model(b, "face_detection_short_range batch 2");
+  texmem_model_destroy(b);
+  texmem_model_destroy(m);
+  TG_OK(texmem_model_mobilenet_v2_sized(5, 32, &m, &tg_err_));
+  b = with_batch(m, 2);
+  check_model(b, "mobilenet_v2 32 batch 2");
+  texmem_model_destroy(b);
   texmem_model_destroy(m);
 }
 
@@ -117,4 +181,80 @@ Test(rt_models, hand_landmark_lite) { check_cached("hand_landmark_lite.tflite");
 Test(rt_models, pose_landmark_lite) { check_cached("pose_landmark_lite.tflite"); }
 Test(rt_models, face_detection_full_range_sparse) {
   check_cached("face_detection_full_range_sparse.tflite");
+}
+
+/* A small forced arena height: MobileNet v2's arena splits into several
+ * textures, none over the height, and the outputs stay bit-identical to
+ * one texture per tensor (reuse checker on); a height below the largest
+ * tensor is EXCEEDS_LIMITS naming it. */
+Test(rt_models, arena_split_under_a_small_height) {
+  texmem_gl_context *ctx = tg_context();
+  texmem_model *m = NULL;
+  TG_OK(texmem_model_mobilenet_v2_sized(5, 64, &m, &tg_err_));
+  size_t n_in;
+  float **in = rt_inputs(m, 3, &n_in);
+  texmem_runtime_desc nd = {.strategy = TEXMEM_STRATEGY_NAIVE, .reuse_checker = true};
+  rt_outputs naive = rt_run(ctx, m, &nd, in);
+  texmem_runtime_desc ad = {.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true};
+  texmem_runtime *rt = NULL;
+  TG_OK(texmem_runtime_create(ctx, m, &ad, &rt, &tg_err_));
+  texmem_runtime_stats one;
+  texmem_runtime_get_stats(rt, &one);
+  texmem_runtime_destroy(rt);
+  uint64_t d[3];
+  ad.arena_max_rows = 4;
+  TG_OK(texmem_runtime_create(ctx, m, &ad, &rt, &tg_err_));
+  texmem_runtime_stats s;
+  texmem_runtime_get_stats(rt, &s);
+  const texmem_plan *p = texmem_runtime_plan(rt);
+  cr_assert_gt(s.objects, 1, "W %llu", (unsigned long long)s.linear_width);
+  for (size_t o = 0; o < s.objects; o++) {
+    texmem_plan_object_dims(p, o, d);
+    cr_assert_leq(d[1], 4);
+    cr_assert_eq(d[0], s.linear_width);
+  }
+  cr_log_info("arena at 4 rows: %zu textures, %llu bytes (one texture: %llu)", s.objects,
+              (unsigned long long)s.texture_bytes, (unsigned long long)one.texture_bytes);
+  texmem_runtime_destroy(rt);
+  rt_outputs split = rt_run(ctx, m, &ad, in);
+  rt_assert_identical(&naive, &split, "mobilenet_v2 64 split arena vs naive");
+  rt_outputs_free(&split);
+  ad.arena_max_rows = 1;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, &ad, &rt, &err), TEXMEM_STATUS_EXCEEDS_LIMITS);
+  cr_assert(strstr(err.message, "tensor"), "%s", err.message);
+  rt_outputs_free(&naive);
+  rt_free_arrays(in, n_in);
+  texmem_model_destroy(m);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* Arena storage takes offsets strategies only; unknown storages are refused. */
+Test(rt_models, arena_desc_errors) {
+  texmem_gl_context *ctx = tg_context();
+  texmem_model *m = NULL;
+  TG_OK(texmem_model_mobilenet_v2_sized(5, 32, &m, &tg_err_));
+  texmem_runtime *rt = (texmem_runtime *)1;
+  texmem_error err = {0};
+  texmem_runtime_desc d = {.strategy = TEXMEM_STRATEGY_NAIVE, .storage = TEXMEM_STORAGE_ARENA};
+  cr_assert_eq(texmem_runtime_create(ctx, m, &d, &rt, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert_null(rt);
+  cr_assert(strstr(err.message, "offsets (arena)"), "%s", err.message);
+  d = (texmem_runtime_desc){.storage = (texmem_storage)7};
+  cr_assert_eq(texmem_runtime_create(ctx, m, &d, &rt, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "storage"), "%s", err.message);
+  /* exact and strip_best_fit plan arenas, not objects. */
+  d = (texmem_runtime_desc){.strategy = TEXMEM_STRATEGY_EXACT};
+  cr_assert_eq(texmem_runtime_create(ctx, m, &d, &rt, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  d.storage = TEXMEM_STORAGE_ARENA;
+  TG_OK(texmem_runtime_create(ctx, m, &d, &rt, &tg_err_));
+  texmem_runtime_stats s;
+  texmem_runtime_get_stats(rt, &s);
+  cr_assert_eq(s.storage, TEXMEM_STORAGE_ARENA);
+  cr_assert_eq(s.strategy, TEXMEM_STRATEGY_EXACT);
+  cr_assert_eq(s.objects, 1);
+  cr_assert(texmem_plan_is_optimal(texmem_runtime_plan(rt)));
+  texmem_runtime_destroy(rt);
+  texmem_model_destroy(m);
+  texmem_gl_context_destroy(ctx);
 }

@@ -4,7 +4,9 @@ set -euo pipefail
 pkgs=(cmake make gcc pkg-config python3-glad libcriterion-dev libegl-dev libgles-dev
       libegl-mesa0 libgl1-mesa-dri valgrind)
 missing=()
-command -v npm >/dev/null 2>&1 || pkgs+=(npm)   # fetches the MediaPipe models
+# npm fetches the MediaPipe models and TFLite; Node (>= 20) runs the TFLite oracle.
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -9,6 +9,8 @@ tools/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 # The MediaPipe models (npm registry); tests that need them then never skip.
 tools/fetch_models.sh
+# Real TFLite (WebAssembly, run by Node) for the oracle test, which never skips.
+tools/fetch_tflite.sh
 export TEXMEM_REQUIRE_GL=1
 export CRITERION_NO_EARLY_EXIT=1
 
@@ -64,7 +66,7 @@ echo "== valgrind (planner, records, CLI)"
 # any valgrind report in the log fails the stage.
 vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect
     --trace-children=yes)
-for t in build-test/tests/test_plan_core build-test/tests/test_records build-test/tests/test_objects_* build-test/tests/test_offsets \
+for t in build-test/tests/test_plan_core build-test/tests/test_plan_arena build-test/tests/test_records build-test/tests/test_objects_* build-test/tests/test_offsets \
          build-test/tests/test_model_*; do
   [ -x "$t" ] || continue
   "${vg[@]}" "$t" --jobs 1 >/dev/null 2>build-test/valgrind.log || true

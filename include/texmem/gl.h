@@ -152,18 +152,35 @@ TEXMEM_API void texmem_gl_buffer_destroy(texmem_gl_context *ctx, texmem_gl_buffe
 /* ---- texture pool: the plan's shared objects ---- */
 typedef struct texmem_gl_pool texmem_gl_pool;
 
+/* How a pool stores its tensors. */
+typedef enum texmem_storage {
+  TEXMEM_STORAGE_OBJECTS = 0, /* shared objects: one texture per object */
+  TEXMEM_STORAGE_ARENA = 1    /* the GPU arena: an arena plan (plan.h), each
+                                 tensor in whole rows of a W-wide texture at
+                                 its base row; several tensors per texture */
+} texmem_storage;
+
 /* Zero = defaults. The records are those the plan was made from: they
  * give each tensor's logical shape and lifetime. Both are borrowed for the
- * call (the pool copies what it needs). */
+ * call (the pool copies what it needs).
+ *
+ * Arena storage: one dispatch may bind one arena texture several times
+ * (inputs read-only, outputs write-only); every dispatch checks that no
+ * output's rows overlap an input's or another output's rows
+ * (EXCLUSIVE_ACCESS naming the tensors and rows). Barriers follow the
+ * dirty row ranges, and the reuse checker the last writer of every row. */
 typedef struct texmem_gl_pool_desc {
-  const texmem_plan *plan;        /* a shared-objects plan (2-D or 3-D) */
+  const texmem_plan *plan;        /* a shared-objects plan (2-D or 3-D), or
+                                     for ARENA an arena plan */
+  texmem_storage storage;         /* must match the plan's kind */
   const texmem_record *records;   /* plan's tensors, same order */
   size_t record_count;
   unsigned dims;                  /* of the records: 2 or 3 */
   texmem_gl_format format;        /* of every object ... */
   const texmem_gl_format *object_formats; /* ... unless given per object */
   texmem_gl_target array_target;  /* natural 3-D objects: 2D_ARRAY (AUTO) or 3D */
-  bool reuse_checker;             /* debug: track the last writer of each object */
+  bool reuse_checker;             /* debug: track the last writer of each object
+                                     (arena: of each row) */
   bool skip_lifetime_check;       /* do not check tensor lifetimes at bind */
 } texmem_gl_pool_desc;
 
@@ -270,12 +287,14 @@ typedef struct texmem_gl_op {
 } texmem_gl_op;
 
 /* Resolves tensor -> object -> texture, checks exclusive access (no
- * texture twice; no texture that another live tensor holds), binds,
- * sets the shape uniforms, issues a memory barrier only if this op reads
- * or overwrites a texture a previous dispatch wrote (or overwrites one it
- * read) since the last barrier, and dispatches. With the reuse checker on,
- * reading a tensor whose object another tensor wrote since fails with
- * REUSE_VIOLATION naming both tensors, the object and the task. */
+ * texture twice; no texture that another live tensor holds; arena: no
+ * output rows overlapping input or other output rows, no rows another live
+ * tensor holds), binds, sets the shape uniforms (and base rows), issues a
+ * memory barrier only if this op reads or overwrites a texture (arena: the
+ * rows) a previous dispatch wrote (or overwrites what it read) since the
+ * last barrier, and dispatches. With the reuse checker on, reading a tensor
+ * whose object (arena: rows) another tensor wrote since fails with
+ * REUSE_VIOLATION naming both tensors, the object (and rows) and the task. */
 TEXMEM_API texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op,
                                             texmem_error *err);
 /* Runs ops in order; stops at the first error (its index in *failed_op

@@ -34,6 +34,14 @@ typedef enum texmem_dtype {
   TEXMEM_DTYPE_BOOL,
   TEXMEM_DTYPE_INT16,
   TEXMEM_DTYPE_INT8,
+  /* Planned (records) but never run: */
+  TEXMEM_DTYPE_FLOAT64,
+  TEXMEM_DTYPE_UINT16,
+  TEXMEM_DTYPE_UINT32,
+  TEXMEM_DTYPE_UINT64,
+  TEXMEM_DTYPE_COMPLEX64,
+  TEXMEM_DTYPE_COMPLEX128,
+  TEXMEM_DTYPE_BFLOAT16,
   TEXMEM_DTYPE_COUNT_
 } texmem_dtype;
 
@@ -43,19 +51,23 @@ TEXMEM_API size_t texmem_dtype_size(texmem_dtype t);
 TEXMEM_API const char *texmem_dtype_name(texmem_dtype t);
 
 /* Tensor flags. INTERMEDIATE: produced by an operator and neither a graph
- * input, a graph output nor a constant (what the memory planner places). */
+ * input, a graph output nor a constant (what the memory planner places).
+ * COLLAPSED: the file's rank was above TEXMEM_MAX_RANK (up to 16); its
+ * leading dimensions are merged into shape[0] (element count and row-major
+ * order kept, so it plans), and every operator touching it is OTHER. */
 enum {
   TEXMEM_TENSOR_INPUT = 1u << 0,
   TEXMEM_TENSOR_OUTPUT = 1u << 1,
   TEXMEM_TENSOR_CONSTANT = 1u << 2,
-  TEXMEM_TENSOR_INTERMEDIATE = 1u << 3
+  TEXMEM_TENSOR_INTERMEDIATE = 1u << 3,
+  TEXMEM_TENSOR_COLLAPSED = 1u << 4
 };
 
 typedef struct texmem_tensor {
   const char *name;        /* never NULL; "" when the file has none */
   texmem_dtype type;
   unsigned rank;           /* 0..TEXMEM_MAX_RANK */
-  int32_t shape[TEXMEM_MAX_RANK]; /* as written: rank entries, rest 1 */
+  int32_t shape[TEXMEM_MAX_RANK]; /* as written (but COLLAPSED): rank entries, rest 1 */
   /* The same shape as BHWC: rank 4 = (B,H,W,C), rank 3 = (B,W,C) with H=1,
    * rank 2 = (B,C) with H=W=1, rank 1 = (C), rank 0 = all 1. */
   uint32_t b, h, w, c;
@@ -69,7 +81,13 @@ typedef struct texmem_tensor {
 } texmem_tensor;
 
 /* X(NAME): the operators of the IR. CONV_2D_TRANSPOSE_BIAS is MediaPipe's
- * custom "Convolution2DTransposeBias" (inputs: data, weights OHWI, bias). */
+ * custom "Convolution2DTransposeBias" (inputs: data, weights OHWI, bias).
+ * PRELU: inputs data, alpha (broadcast to data). SUB, DIV, MAXIMUM,
+ * MINIMUM: two inputs, numpy broadcasting. SOFTMAX over the last axis.
+ * OTHER (kept last) is any operator outside the IR, builtin or custom, known
+ * to TFLite or not, or a known one whose options the IR cannot express: it
+ * keeps its inputs and outputs, so records and plans cover every model, but
+ * the runtime cannot execute it (texmem_op_name names it). */
 #define TEXMEM_OP_LIST(X)                                                      \
   X(CONV_2D)                                                                   \
   X(DEPTHWISE_CONV_2D)                                                         \
@@ -88,7 +106,17 @@ typedef struct texmem_tensor {
   X(RESHAPE)                                                                   \
   X(FULLY_CONNECTED)                                                           \
   X(DEPTH_TO_SPACE)                                                            \
-  X(CONV_2D_TRANSPOSE_BIAS)
+  X(CONV_2D_TRANSPOSE_BIAS)                                                    \
+  X(PRELU)                                                                     \
+  X(SOFTMAX)                                                                   \
+  X(TANH)                                                                      \
+  X(SUB)                                                                       \
+  X(DIV)                                                                       \
+  X(MAXIMUM)                                                                   \
+  X(MINIMUM)                                                                   \
+  X(LEAKY_RELU)                                                                \
+  X(RESIZE_NEAREST_NEIGHBOR)                                                   \
+  X(OTHER)
 
 typedef enum texmem_op_type {
 #define TEXMEM__OP_ENUM(name) TEXMEM_OP_##name,
@@ -126,8 +154,11 @@ typedef struct texmem_op_options {
   int32_t depth_multiplier;     /* depthwise; default 1 */
   texmem_activation activation; /* fused activation */
   int32_t axis;                 /* CONCATENATION, negative from the end */
-  bool align_corners;           /* RESIZE_BILINEAR */
-  bool half_pixel_centers;      /* RESIZE_BILINEAR */
+  bool align_corners;           /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
+  bool half_pixel_centers;      /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
+  float alpha;                  /* LEAKY_RELU: slope below 0 */
+  float beta;                   /* SOFTMAX: exp(beta * x); default 1 (a file without
+                                   SoftmaxOptions reads 0, as in TFLite) */
   int32_t block_size;           /* DEPTH_TO_SPACE */
   bool keep_dims;               /* MEAN, FULLY_CONNECTED keep_num_dims */
   /* MEAN: reduced axes of the input as written (bit i = axis i), read at
@@ -146,9 +177,16 @@ typedef struct texmem_op_options {
   const char *custom_name;
   const uint8_t *custom_options;
   size_t custom_options_size;
+  /* OTHER: the TFLite builtin operator code (32 = CUSTOM, then custom_name
+   * says which); options_unsupported: a known operator whose options are
+   * outside what the IR expresses (fused activation, weights format, a
+   * non-constant parameter...), kept as OTHER so it still plans. */
+  int32_t builtin_code;
+  bool options_unsupported;
 } texmem_op_options;
 
-/* Defaults: strides, dilations and depth multiplier 1, everything else 0. */
+/* Defaults: strides, dilations, depth multiplier and beta 1, everything
+ * else 0. */
 TEXMEM_API texmem_op_options texmem_op_options_default(void);
 
 typedef struct texmem_op {
@@ -160,17 +198,53 @@ typedef struct texmem_op {
   texmem_op_options options;
 } texmem_op;
 
+/* The operator's name: its type name, and for OTHER the custom code, the
+ * TFLite builtin name, or "UNKNOWN_BUILTIN" for a code TFLite's schema (as
+ * known here) does not list. Borrowed from op or static; never NULL. */
+TEXMEM_API const char *texmem_op_name(const texmem_op *op);
+/* Name of a TFLite builtin operator code ("SOFTMAX"); NULL if unknown. */
+TEXMEM_API const char *texmem_tflite_builtin_name(int32_t code);
+
 typedef struct texmem_model texmem_model;
 
 /* ---- loading ---- */
 
+/* A shape for a graph input with dynamic dimensions (-1 in the file's
+ * shape_signature). `name` picks the input by tensor name; NULL picks
+ * graph input number `input` (texmem_model_inputs order). Dimensions the
+ * file fixes must be given as they are. */
+typedef struct texmem_input_shape {
+  const char *name;
+  size_t input;
+  unsigned rank;
+  int32_t shape[TEXMEM_MAX_RANK];
+} texmem_input_shape;
+
+/* Zero = defaults (no input shapes). */
+typedef struct texmem_model_load_desc {
+  const texmem_input_shape *input_shapes; /* borrowed for the call */
+  size_t n_input_shapes;
+} texmem_model_load_desc;
+
 /* Reads a TFLite flatbuffer (subgraph 0). Every offset and length is
  * checked; a truncated, corrupted or hostile file gives
- * TEXMEM_STATUS_BAD_MODEL naming what is wrong, an operator or option
- * outside the IR TEXMEM_STATUS_UNSUPPORTED_OP naming it. Weight-only
+ * TEXMEM_STATUS_BAD_MODEL naming what is wrong. Every operator is kept with
+ * its inputs and outputs: one outside the IR (or with options outside it)
+ * becomes TEXMEM_OP_OTHER, which plans but does not run. Weight-only
  * operators (DEQUANTIZE of constant fp16 data, DENSIFY of constant sparse
  * data) are folded: their outputs become constants and they are dropped
- * from the operator list. `data` is borrowed for the call. */
+ * from the operator list. A dynamic dimension (-1 in shape_signature) that
+ * no input shape of desc fixes is TEXMEM_STATUS_UNSUPPORTED naming the
+ * tensor; fixed input shapes propagate to tensors whose only dynamic
+ * dimension is the batch (dimension 0 of rank >= 2), which take the
+ * inputs' batch. `data` is borrowed for the call; desc may be NULL. */
+TEXMEM_API texmem_status texmem_model_read_tflite_desc(
+    const void *data, size_t size, const texmem_model_load_desc *desc,
+    texmem_model **out, texmem_error *err);
+TEXMEM_API texmem_status texmem_model_load_tflite_desc(
+    const char *path, const texmem_model_load_desc *desc, texmem_model **out,
+    texmem_error *err);
+/* The same with desc NULL. */
 TEXMEM_API texmem_status texmem_model_read_tflite(const void *data, size_t size,
                                                   texmem_model **out,
                                                   texmem_error *err);
@@ -236,12 +310,18 @@ TEXMEM_API texmem_status texmem_model_set_io(texmem_model *m,
 
 typedef enum texmem_precision {
   TEXMEM_PRECISION_FP16 = 0, /* 2 bytes an element, RGBA16F texels */
-  TEXMEM_PRECISION_FP32 = 1  /* 4 bytes an element, RGBA32F texels */
+  TEXMEM_PRECISION_FP32 = 1, /* 4 bytes an element, RGBA32F texels */
+  /* Records only: 1-D sizes are the tensor as stored, dense, in its own
+   * element type (B*H*W*C * texmem_dtype_size), as a CPU arena holds it;
+   * 2-D/3-D texels are the same as for the GPU precisions. */
+  TEXMEM_PRECISION_STORED = 2
 } texmem_precision;
 
 /* Records of the intermediate tensors, in order of first task; tasks are
  * operator indices. A tensor maps to PHWC4 (C padded to a multiple of 4):
- * dims 1 = bytes B*H*W*ceil(C/4)*4*(2 or 4 by precision); dims 2 = texels
+ * dims 1 = bytes B*H*W*ceil(C/4)*4*(2 or 4 by precision) whatever the
+ * element type (the GPU holds every tensor as float texels), or with
+ * TEXMEM_PRECISION_STORED bytes B*H*W*C*element size; dims 2 = texels
  * (W*B, H*ceil(C/4)); dims 3 = texels (W, H, B*ceil(C/4)). record.id is the
  * record's position. *out (and *tensor_of if not NULL: the model tensor
  * index of each record) are malloc'd and owned by the caller (free()). */

@@ -76,16 +76,36 @@ typedef enum texmem_layout {
   TEXMEM_LAYOUT_LINEAR = 1   /* texels row-major in W-wide 2-D textures */
 } texmem_layout;
 
+/* Arena plans (the GPU arena): kind OFFSETS with layout LINEAR on 2-D/3-D
+ * records. A tensor of T texels takes ceil(T / W) whole rows (at least
+ * one) of a W-wide 2-D texture, at a base row planned as an offsets
+ * problem in rows (every offsets strategy, exact included; alignment is in
+ * rows; W a power of two the planner picks unless linear_width is set).
+ * The arena is one texture of W x rows, or, when the rows exceed
+ * max_dims[1], several such textures: a tensor never straddles two. Objects are these arena
+ * textures (dims W x rows x 1); texmem_plan_tensor_object gives a tensor's
+ * texture and texmem_plan_tensor_base_row its first row there; the total
+ * is the sum of rows x W in texels. max_dims[0] limits W, max_dims[1] the
+ * rows of one texture; a tensor that cannot fit one texture gives
+ * EXCEEDS_LIMITS naming it. */
+
 /* Zero means default for every field. */
 typedef struct texmem_plan_desc {
   texmem_plan_kind kind;
   texmem_strategy strategy;
-  texmem_layout layout;      /* objects on 2-D/3-D records only */
+  texmem_layout layout;      /* LINEAR: 2-D/3-D only; with OFFSETS, the arena */
   uint64_t max_dims[3];      /* per-dimension texture limits; 0 = none */
-  uint64_t alignment;        /* offsets: arena alignment in size units; 0 = 1 */
+  uint64_t alignment;        /* offsets: alignment in size units (arena: rows); 0 = 1 */
   uint64_t linear_width;     /* linear layout W; 0 = planner chooses */
   uint64_t exact_node_budget; /* exact search nodes; 0 = 2,000,000 */
   double exact_time_budget_ms; /* exact search time; 0 = 1000 ms */
+  /* BEST: planning time for all its strategies; 0 = 2000 ms. Strategies
+   * whose cost grows faster than n log n are skipped when the records are
+   * past a size threshold that scales with the budget (deterministic: the
+   * same input and budget skip the same strategies), or when the budget is
+   * already spent; exact search gets at most the time left. The plan's
+   * strategy reports say what was skipped. Named strategies always run. */
+  double time_budget_ms;
 } texmem_plan_desc;
 
 typedef struct texmem_plan texmem_plan;
@@ -114,21 +134,48 @@ TEXMEM_API size_t texmem_plan_object_count(const texmem_plan *p);
 TEXMEM_API void texmem_plan_object_dims(const texmem_plan *p, size_t object,
                                         uint64_t dims[3]);
 TEXMEM_API uint64_t texmem_plan_object_size(const texmem_plan *p, size_t object);
-/* Objects: object index of a tensor. Offsets: 0. */
+/* Objects: object index of a tensor. Arena: its arena texture. Offsets: 0. */
 TEXMEM_API size_t texmem_plan_tensor_object(const texmem_plan *p, size_t tensor);
-/* Offsets: arena offset of a tensor. Objects: 0. */
+/* Offsets: arena offset of a tensor (arena plans: its base row). Objects: 0. */
 TEXMEM_API uint64_t texmem_plan_tensor_offset(const texmem_plan *p, size_t tensor);
-/* Linear layout: W; else 0. */
+/* Arena plans: the first row of a tensor in its arena texture (the tensor
+ * is rows [base, base + ceil(texels / W)) there). Other plans: 0. */
+TEXMEM_API uint64_t texmem_plan_tensor_base_row(const texmem_plan *p, size_t tensor);
+/* Linear layout (objects or arena): W; else 0. */
 TEXMEM_API uint64_t texmem_plan_linear_width(const texmem_plan *p);
 /* Exact search: true when the result is proven optimal. */
 TEXMEM_API bool texmem_plan_is_optimal(const texmem_plan *p);
 /* Exact search: the best lower bound known for this problem. */
 TEXMEM_API uint64_t texmem_plan_bound(const texmem_plan *p);
 
+/* What a strategy did for a plan: for BEST, every strategy of the plan's
+ * kind; otherwise the one strategy that planned it. */
+typedef enum texmem_run_outcome {
+  TEXMEM_RUN_NOT_RUN = 0, /* not a candidate: another kind, or not BEST */
+  TEXMEM_RUN_PLANNED,     /* ran and gave a valid assignment */
+  TEXMEM_RUN_FAILED,      /* could not take the input (status, reason) */
+  TEXMEM_RUN_SKIPPED      /* not run, to keep BEST within its time budget */
+} texmem_run_outcome;
+
+typedef struct texmem_strategy_report {
+  texmem_run_outcome outcome;
+  texmem_status status;   /* FAILED: the strategy's status; else OK */
+  uint64_t total;         /* PLANNED: its total (saturating), as compared */
+  size_t objects;         /* PLANNED objects: its object count */
+  double time_ms;         /* PLANNED / FAILED: wall time of the strategy */
+  char reason[200];       /* FAILED / SKIPPED: why, else empty */
+} texmem_strategy_report;
+
+/* The report of strategy s for plan p; outcome NOT_RUN when s is out of
+ * range. Returned by value; nothing to free. */
+TEXMEM_API texmem_strategy_report texmem_plan_strategy_report(const texmem_plan *p,
+                                                              texmem_strategy s);
+
 /* Check a plan against records: every tensor fits its object in every
  * dimension (or its rows, for linear), no two conflicting tensors share an
- * object or overlap in the arena, offsets aligned, objects within
- * max_dims, totals consistent. */
+ * object or overlap in the arena (arena plans: overlap in rows of one arena
+ * texture), offsets aligned, tensors within their arena texture, objects
+ * within max_dims, totals consistent. */
 TEXMEM_API texmem_status texmem_plan_validate(const texmem_record *records,
                                               size_t count, unsigned dims,
                                               const texmem_plan *p,

@@ -25,15 +25,46 @@ extern "C" {
 /* Zero = defaults. */
 typedef struct texmem_runtime_desc {
   texmem_strategy strategy;   /* shared objects strategy; NAIVE = one texture
-                                 per tensor; default BEST */
-  texmem_layout layout;       /* NATURAL (2-D array textures, PHWC4) or LINEAR */
+                                 per tensor; default BEST. ARENA: an offsets
+                                 strategy (BEST, greedy_*, strip_best_fit,
+                                 exact) *in rows */
+  texmem_layout layout;       /* NATURAL (2-D array textures, PHWC4) or LINEAR;
+                                 ARENA is always linear (ignored) */
+  texmem_storage storage;     /* OBJECTS (default) or ARENA: every tensor at a
+                                 base row of W-wide arena textures (gl.h) */
+  uint64_t arena_max_rows;    /* ARENA: rows of one arena texture; 0 = the GL
+                                 limit. Smaller values split the arena into
+                                 more textures (tests). */
   texmem_precision precision; /* FP16 (RGBA16F, default) or FP32 (RGBA32F) */
   bool reuse_checker;         /* debug: fail on a read after reuse */
 } texmem_runtime_desc;
 
 typedef struct texmem_runtime texmem_runtime;
 
-/* Plans, creates the pool, uploads weights, compiles programs. */
+/* Operators of one name the runtime cannot execute. */
+typedef struct texmem_op_tally {
+  const char *name;          /* texmem_op_name (borrowed from the model) */
+  texmem_op_type type;       /* OTHER, or an IR type without a GPU kernel */
+  int32_t builtin_code;      /* OTHER: the TFLite builtin code */
+  bool options_unsupported;  /* a known operator with options outside the IR */
+  size_t count;
+} texmem_op_tally;
+
+/* The operators of `model` the runtime cannot execute (no kernel for the
+ * type, or TEXMEM_OP_OTHER), one entry per name (and options flag) in order
+ * of first appearance. *out is malloc'd and owned by the caller (free());
+ * NULL with *n = 0 when every operator has a kernel. Needs no GL context. */
+TEXMEM_API texmem_status texmem_runtime_unsupported_ops(const texmem_model *model,
+                                                        texmem_op_tally **out, size_t *n,
+                                                        texmem_error *err);
+/* Writes "NAME xCOUNT, ..." for tallies (as texmem_runtime_create's message
+ * does) into buf (size bytes, NUL-terminated, cut with "..." if short). */
+TEXMEM_API void texmem_op_tally_format(const texmem_op_tally *tallies, size_t n, char *buf,
+                                       size_t size);
+
+/* Plans, creates the pool, uploads weights, compiles programs. A model with
+ * operators the runtime cannot execute is refused first, with
+ * TEXMEM_STATUS_UNSUPPORTED_OP naming all of them (name and count). */
 TEXMEM_API texmem_status texmem_runtime_create(texmem_gl_context *ctx,
                                                const texmem_model *model,
                                                const texmem_runtime_desc *desc,
@@ -61,8 +92,11 @@ typedef struct texmem_runtime_stats {
   size_t operators, tasks, tensors;      /* tensors: intermediate (planned) */
   texmem_strategy strategy;              /* chosen (for BEST) */
   texmem_layout layout;
+  texmem_storage storage;
   uint64_t linear_width;                 /* linear layout W, else 0 */
-  size_t objects;                        /* textures in the pool */
+  size_t objects;                        /* textures in the pool (ARENA: arena
+                                            textures, more than one only when
+                                            the rows exceed the GL height) */
   uint64_t texture_bytes;                /* pool bytes (exact) */
   uint64_t io_bytes;                     /* graph input/output textures */
   uint64_t weights_bytes;                /* weight buffers/textures */

@@ -115,7 +115,16 @@ texmem_status texmem_ref_op(texmem_op_type type, const texmem_op_options *o,
     return texmem_ref_transpose_conv_bias(o, in, n_in, out, err);
   case TEXMEM_OP_FULLY_CONNECTED: return texmem_ref_fully_connected(o, in, n_in, out, err);
   case TEXMEM_OP_ADD:
-  case TEXMEM_OP_MUL: return texmem_ref_binary(type, o, in, n_in, out, err);
+  case TEXMEM_OP_MUL:
+  case TEXMEM_OP_SUB:
+  case TEXMEM_OP_DIV:
+  case TEXMEM_OP_MAXIMUM:
+  case TEXMEM_OP_MINIMUM:
+  case TEXMEM_OP_PRELU: return texmem_ref_binary(type, o, in, n_in, out, err);
+  case TEXMEM_OP_TANH:
+  case TEXMEM_OP_LEAKY_RELU: return texmem_ref_unary_opt(type, o, in, n_in, out, err);
+  case TEXMEM_OP_SOFTMAX: return texmem_ref_softmax(o, in, n_in, out, err);
+  case TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR: return texmem_ref_resize_nearest(o, in, n_in, out, err);
   case TEXMEM_OP_RELU:
   case TEXMEM_OP_RELU6:
   case TEXMEM_OP_LOGISTIC:

@@ -53,6 +53,46 @@ static texmem_op_options op_options(const texmem_model *m, const texmem_op *op) 
   return o;
 }
 
+/* Runs operator k into r (args: room for its inputs). */
+static texmem_status run_op(const texmem_model *m, texmem_ref_result *r, size_t k,
+                            const texmem_op *op, texmem_ref_tensor *args, texmem_error *err) {
+  const char *name = texmem_op_type_name(op->type);
+  if (op->n_outputs != 1)
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "operator %zu (%s): %zu inputs, %zu outputs",
+                        k, name ? name : "?", op->n_inputs, op->n_outputs);
+  for (size_t j = 0; j < op->n_inputs; j++) {
+    int32_t ti = op->inputs[j];
+    memset(&args[j], 0, sizeof args[j]);
+    if (ti < 0) continue;
+    const texmem_tensor *t = texmem_model_tensor(m, (size_t)ti);
+    args[j] = texmem_ref_make(r->values[ti], t->rank, t->shape);
+    if (!args[j].data && !(t->flags & TEXMEM_TENSOR_CONSTANT)) {
+      return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
+                          "operator %zu (%s) reads tensor %d before anything writes it", k,
+                          name ? name : "?", (int)ti);
+    }
+  }
+  size_t oi = (size_t)op->outputs[0];
+  const texmem_tensor *t = texmem_model_tensor(m, oi);
+  if (t->type != TEXMEM_DTYPE_FLOAT32 || r->values[oi]) {
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
+                        "operator %zu (%s): output tensor %zu is %s or already written", k,
+                        name ? name : "?", oi, texmem_dtype_name(t->type));
+  }
+  if (!(r->values[oi] = malloc(r->counts[oi] * sizeof(float) + 1))) {
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for tensor %zu", oi);
+  }
+  texmem_ref_tensor res = texmem_ref_make(r->values[oi], t->rank, t->shape);
+  texmem_op_options o = op_options(m, op);
+  texmem_error inner = {0};
+  texmem_status s = texmem_ref_op(op->type, &o, args, op->n_inputs, &res, &inner);
+  if (s) {
+    texmem__fail(err, s, "operator %zu (%s): %s", k, name ? name : "?", inner.message);
+    return s;
+  }
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem_ref_run(const texmem_model *m, const float *const *inputs,
                              size_t n_inputs, texmem_ref_result **out, texmem_error *err) {
   if (!m || !out || (n_inputs && !inputs))
@@ -108,46 +148,15 @@ texmem_status texmem_ref_run(const texmem_model *m, const float *const *inputs,
   }
   for (size_t k = 0; k < texmem_model_op_count(m); k++) {
     const texmem_op *op = texmem_model_op(m, k);
-    const char *name = texmem_op_type_name(op->type);
-    texmem_ref_tensor args[16];
-    if (op->n_inputs > 16 || op->n_outputs != 1) {
-      s = texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "operator %zu (%s): %zu inputs, %zu outputs",
-                       k, name ? name : "?", op->n_inputs, op->n_outputs);
+    texmem_ref_tensor args_small[16], *args = args_small;
+    if (op->n_inputs > 16 && !(args = calloc(op->n_inputs, sizeof *args))) {
+      s = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %zu: no memory for %zu inputs",
+                       k, op->n_inputs);
       goto fail;
     }
-    for (size_t j = 0; j < op->n_inputs; j++) {
-      int32_t ti = op->inputs[j];
-      memset(&args[j], 0, sizeof args[j]);
-      if (ti < 0) continue;
-      const texmem_tensor *t = texmem_model_tensor(m, (size_t)ti);
-      args[j] = texmem_ref_make(r->values[ti], t->rank, t->shape);
-      if (!args[j].data && !(t->flags & TEXMEM_TENSOR_CONSTANT)) {
-        s = texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
-                         "operator %zu (%s) reads tensor %d before anything writes it", k,
-                         name ? name : "?", (int)ti);
-        goto fail;
-      }
-    }
-    size_t oi = (size_t)op->outputs[0];
-    const texmem_tensor *t = texmem_model_tensor(m, oi);
-    if (t->type != TEXMEM_DTYPE_FLOAT32 || r->values[oi]) {
-      s = texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
-                       "operator %zu (%s): output tensor %zu is %s or already written", k,
-                       name ? name : "?", oi, texmem_dtype_name(t->type));
-      goto fail;
-    }
-    if (!(r->values[oi] = malloc(r->counts[oi] * sizeof(float) + 1))) {
-      s = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for tensor %zu", oi);
-      goto fail;
-    }
-    texmem_ref_tensor res = texmem_ref_make(r->values[oi], t->rank, t->shape);
-    texmem_op_options o = op_options(m, op);
-    texmem_error inner = {0};
-    s = texmem_ref_op(op->type, &o, args, op->n_inputs, &res, &inner);
-    if (s) {
-      texmem__fail(err, s, "operator %zu (%s): %s", k, name ? name : "?", inner.message);
-      goto fail;
-    }
+    s = run_op(m, r, k, op, args, err);
+    if (args != args_small) free(args);
+    if (s) goto fail;
   }
   *out = r;
   return TEXMEM_STATUS_OK;

@@ -77,6 +77,14 @@ texmem_status texmem_ref_binary(texmem_op_type type, const texmem_op_options *o,
                                 texmem_ref_tensor *out, texmem_error *err);
 texmem_status texmem_ref_unary(texmem_op_type type, const texmem_ref_tensor *in, size_t n_in,
                                texmem_ref_tensor *out, texmem_error *err);
+/* As texmem_ref_unary, with options (LEAKY_RELU's alpha). */
+texmem_status texmem_ref_unary_opt(texmem_op_type type, const texmem_op_options *o,
+                                   const texmem_ref_tensor *in, size_t n_in,
+                                   texmem_ref_tensor *out, texmem_error *err);
+texmem_status texmem_ref_softmax(const texmem_op_options *o, const texmem_ref_tensor *in,
+                                 size_t n_in, texmem_ref_tensor *out, texmem_error *err);
+texmem_status texmem_ref_resize_nearest(const texmem_op_options *o, const texmem_ref_tensor *in,
+                                        size_t n_in, texmem_ref_tensor *out, texmem_error *err);
 texmem_status texmem_ref_pool(texmem_op_type type, const texmem_op_options *o,
                               const texmem_ref_tensor *in, size_t n_in, texmem_ref_tensor *out,
                               texmem_error *err);

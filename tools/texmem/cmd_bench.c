@@ -5,7 +5,10 @@
  * planning and pool creation times, latencies, peak RSS and whether the
  * planned outputs are bit-identical to the naive ones. The same plan
  * strategy in the other layout is timed in the same loop, so the two
- * layouts are compared side by side too. */
+ * layouts are compared side by side too. A model with operators the
+ * runtime cannot execute gets the memory tables (planning needs no kernel),
+ * then every such operator by name and count, and exit status 2;
+ * --plan-only stops after the tables. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,19 +19,24 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "model_args.h"
 #include "texmem/mobilenet.h"
 #include "texmem/runtime.h"
 
 #define LAYOUT_AUTO (-1)
+#define STORAGE_AUTO (-1)
 #define BUILTIN_SEED 1
 
 typedef struct opts {
   const char *model;
   texmem_strategy strategy;
   int layout; /* LAYOUT_AUTO or a texmem_layout */
+  int storage; /* STORAGE_AUTO or a texmem_storage */
   texmem_precision precision;
   unsigned runs;
   bool json;
+  bool plan_only;
+  cli_input_shapes shapes;
 } opts;
 
 static void usage(FILE *f) {
@@ -36,20 +44,29 @@ static void usage(FILE *f) {
           "usage: texmem bench [MODEL.tflite] [options]\n"
           "\n"
           "Runs a model on the GL runtime in one process, with one texture per tensor\n"
-          "(naive) and with planned shared textures (in both layouts, timed side by\n"
-          "side), and reports texture memory, planning and pool creation time, median\n"
+          "(naive), with planned shared textures (in both layouts) and in the GPU\n"
+          "arena (tensors at base rows of shared textures), all timed side by\n"
+          "side, and reports texture memory, planning and pool creation time, median\n"
           "latency and whether all runs give bit-identical outputs. Without a model: the built-in MobileNet v2 224x224\n"
           "(fixed seed).\n"
           "\n"
           "options:\n"
-          "  --strategy S       shared-objects strategy of the planned run (default best)\n"
+          "  --strategy S       strategy of the planned run (default best); the other\n"
+          "                     storage uses best where S does not apply to it\n"
           "  --layout L         natural | linear | auto (default auto: the smaller plan)\n"
+          "  --storage S        objects | arena | auto (default auto: the smaller); both\n"
+          "                     storages always run side by side\n"
           "  --precision P      fp16 | fp32 (default fp16)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
+          "  --plan-only        print the memory tables only, run nothing (any model)\n"
+          "  --input-shape [NAME=]D0,D1,...\n"
+          "                     a graph input's shape where the model has dynamic\n"
+          "                     dimensions (repeatable)\n"
           "  --json             print JSON instead of the report\n"
           "  --help             this text\n"
           "\n"
-          "exit status: 0 ok, 2 bad input (flags, model, unsupported operator),\n"
+          "exit status: 0 ok, 2 bad input (flags, model, operators the runtime cannot\n"
+          "execute: the memory tables are printed, then those operators),\n"
           "1 internal (GL failure, or planned outputs differ from the naive ones)\n");
 }
 
@@ -64,8 +81,16 @@ static bool parse_uint(const char *s, unsigned *out) {
   return true;
 }
 
+static bool parse_storage(const char *v, int *out) {
+  if (!strcmp(v, "objects")) *out = TEXMEM_STORAGE_OBJECTS;
+  else if (!strcmp(v, "arena")) *out = TEXMEM_STORAGE_ARENA;
+  else if (!strcmp(v, "auto")) *out = STORAGE_AUTO;
+  else return false;
+  return true;
+}
+
 static int parse_args(int argc, char **argv, opts *o) {
-  *o = (opts){.strategy = TEXMEM_STRATEGY_BEST, .layout = LAYOUT_AUTO,
+  *o = (opts){.strategy = TEXMEM_STRATEGY_BEST, .layout = LAYOUT_AUTO, .storage = STORAGE_AUTO,
               .precision = TEXMEM_PRECISION_FP16, .runs = 5};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -75,10 +100,14 @@ static int parse_args(int argc, char **argv, opts *o) {
       return -1;
     } else if (!strcmp(a, "--json")) {
       o->json = true;
+    } else if (!strcmp(a, "--plan-only")) {
+      o->plan_only = true;
+    } else if (!strcmp(a, "--input-shape") && v) {
+      if (!cli_input_shape_add(&o->shapes, "bench", v)) return TEXMEM_EXIT_BAD_INPUT;
+      i++;
     } else if (!strcmp(a, "--strategy") && v) {
-      if (!texmem_strategy_from_name(v, &o->strategy) ||
-          !texmem_strategy_supports(o->strategy, TEXMEM_PLAN_OBJECTS)) {
-        fprintf(stderr, "texmem bench: '%s' is not a shared-objects strategy\n", v);
+      if (!texmem_strategy_from_name(v, &o->strategy)) {
+        fprintf(stderr, "texmem bench: '%s' is not a strategy\n", v);
         return TEXMEM_EXIT_BAD_INPUT;
       }
       i++;
@@ -88,6 +117,12 @@ static int parse_args(int argc, char **argv, opts *o) {
       else if (!strcmp(v, "auto")) o->layout = LAYOUT_AUTO;
       else {
         fprintf(stderr, "texmem bench: unknown layout '%s'\n", v);
+        return TEXMEM_EXIT_BAD_INPUT;
+      }
+      i++;
+    } else if (!strcmp(a, "--storage") && v) {
+      if (!parse_storage(v, &o->storage)) {
+        fprintf(stderr, "texmem bench: unknown storage '%s' (objects, arena or auto)\n", v);
         return TEXMEM_EXIT_BAD_INPUT;
       }
       i++;
@@ -183,16 +218,27 @@ typedef struct bench {
   size_t n_inputs;
   double lat_naive, lat_planned, lat_other;
   bool identical;
+  texmem_op_tally *unsupported; /* operators the runtime cannot execute */
+  size_t n_unsupported;
+  /* Storage, side by side: objects = `planned` above, arena = `arena`. */
+  texmem_storage storage;           /* of the reported planned run */
+  texmem_runtime *arena;
+  double lat_arena;
+  uint64_t max_live, positional_max; /* bytes at the run's precision */
+  uint64_t barriers[2], dispatches[2]; /* one run: objects, arena */
+  bool identical_storage[2];
 } bench;
 
 static void bench_free(bench *b) {
   texmem_runtime_destroy(b->naive);
   texmem_runtime_destroy(b->planned);
   texmem_runtime_destroy(b->other);
+  texmem_runtime_destroy(b->arena);
   if (b->inputs)
     for (size_t i = 0; i < b->n_inputs; i++) free(b->inputs[i]);
   free(b->inputs);
   free(b->rec);
+  free(b->unsupported);
   texmem_gl_context_destroy(b->ctx);
   texmem_model_destroy(b->model);
 }
@@ -205,10 +251,12 @@ static int fail(bench *b, const char *what, texmem_status st, const texmem_error
 
 /* Plans the records with every strategy in both layouts (planning only). */
 static texmem_status plan_table(bench *b, texmem_error *err) {
-  uint64_t max_nat[3], max_lin[3];
-  texmem_gl_max_dims(b->ctx, TEXMEM_GL_TARGET_2D_ARRAY, max_nat);
-  texmem_gl_max_dims(b->ctx, TEXMEM_GL_TARGET_2D, max_lin);
-  max_lin[2] = 0;
+  uint64_t max_nat[3] = {0, 0, 0}, max_lin[3] = {0, 0, 0}; /* no context: no limits */
+  if (b->ctx) {
+    texmem_gl_max_dims(b->ctx, TEXMEM_GL_TARGET_2D_ARRAY, max_nat);
+    texmem_gl_max_dims(b->ctx, TEXMEM_GL_TARGET_2D, max_lin);
+    max_lin[2] = 0;
+  }
   for (size_t s = 0; s < N_TABLE; s++)
     for (int l = 0; l < 2; l++) {
       texmem_plan_desc d = {.kind = TEXMEM_PLAN_OBJECTS, .strategy = table_strategies[s],
@@ -226,6 +274,8 @@ static texmem_status plan_table(bench *b, texmem_error *err) {
   texmem_status st = texmem_lower_bounds(b->rec, b->n_rec, 3, &bd, err);
   if (st) return st;
   b->lower_bound = bd.positional_max * b->texel_bytes;
+  b->positional_max = bd.positional_max * b->texel_bytes;
+  b->max_live = bd.max_live * b->texel_bytes;
   return TEXMEM_STATUS_OK;
 }
 
@@ -255,7 +305,7 @@ static texmem_status timed_run(texmem_runtime *rt, double *ms, texmem_error *err
 static texmem_status compare_outputs(bench *b, texmem_error *err) {
   size_t n_out;
   texmem_model_outputs(b->model, &n_out);
-  b->identical = true;
+  b->identical = b->identical_storage[0] = b->identical_storage[1] = true;
   for (size_t i = 0; i < n_out; i++) {
     size_t n = texmem_runtime_output_size(b->naive, i);
     float *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
@@ -263,9 +313,11 @@ static texmem_status compare_outputs(bench *b, texmem_error *err) {
     if (st) snprintf(err->message, sizeof err->message, "out of memory");
     if (!st) st = texmem_runtime_get_output(b->naive, i, x, err);
     if (!st) st = texmem_runtime_get_output(b->planned, i, y, err);
-    if (!st && memcmp(x, y, n * sizeof *x) != 0) b->identical = false;
+    if (!st && memcmp(x, y, n * sizeof *x) != 0) b->identical = b->identical_storage[0] = false;
     if (!st) st = texmem_runtime_get_output(b->other, i, y, err);
     if (!st && memcmp(x, y, n * sizeof *x) != 0) b->identical = false;
+    if (!st) st = texmem_runtime_get_output(b->arena, i, y, err);
+    if (!st && memcmp(x, y, n * sizeof *x) != 0) b->identical = b->identical_storage[1] = false;
     free(x);
     free(y);
     if (st) return st;
@@ -273,13 +325,102 @@ static texmem_status compare_outputs(bench *b, texmem_error *err) {
   return TEXMEM_STATUS_OK;
 }
 
-static void print_report(const bench *b, const texmem_runtime_stats *ns,
-                         const texmem_runtime_stats *ps, uint64_t peak_rss) {
+/* ---- objects vs arena ---- */
+
+/* The strategy of a storage's run: --strategy where it applies, else best. */
+static texmem_strategy storage_strategy(const opts *o, texmem_plan_kind k) {
+  return texmem_strategy_supports(o->strategy, k) ? o->strategy : TEXMEM_STRATEGY_BEST;
+}
+
+static texmem_status create_arena(bench *b, texmem_error *err) {
+  texmem_runtime_desc ad = {.strategy = storage_strategy(&b->o, TEXMEM_PLAN_OFFSETS),
+                            .storage = TEXMEM_STORAGE_ARENA, .precision = b->o.precision};
+  texmem_status st = texmem_runtime_create(b->ctx, b->model, &ad, &b->arena, err);
+  if (!st) st = set_inputs(b, b->arena, err);
+  return st;
+}
+
+/* --storage auto: the smaller pool; the reported bound is the one of the
+ * storage's problem (positional_max for objects, max_live for an arena). */
+static void choose_storage(bench *b) {
+  texmem_runtime_stats os, as;
+  texmem_runtime_get_stats(b->planned, &os);
+  texmem_runtime_get_stats(b->arena, &as);
+  if (b->o.storage == STORAGE_AUTO)
+    b->storage = as.texture_bytes < os.texture_bytes ? TEXMEM_STORAGE_ARENA : TEXMEM_STORAGE_OBJECTS;
+  else
+    b->storage = (texmem_storage)b->o.storage;
+  b->lower_bound = b->storage == TEXMEM_STORAGE_ARENA ? b->max_live : b->positional_max;
+}
+
+/* Barriers and dispatches of one more run of each storage. */
+static texmem_status count_barriers(bench *b, texmem_error *err) {
+  texmem_runtime *rts[2] = {b->planned, b->arena};
+  for (int i = 0; i < 2; i++) {
+    texmem_status st = texmem_runtime_finish(rts[i], err);
+    if (st) return st;
+    texmem_gl_counters_reset(b->ctx);
+    st = texmem_runtime_run(rts[i], err);
+    if (!st) st = texmem_runtime_finish(rts[i], err);
+    if (st) return st;
+    texmem_gl_counters c;
+    texmem_gl_counters_get(b->ctx, &c);
+    b->barriers[i] = c.barriers;
+    b->dispatches[i] = c.dispatches;
+  }
+  return TEXMEM_STATUS_OK;
+}
+
+static double lat_chosen(const bench *b) {
+  return b->storage == TEXMEM_STORAGE_ARENA ? b->lat_arena : b->lat_planned;
+}
+
+static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
+
+static void print_storage_table(const bench *b, const texmem_runtime_stats *os,
+                                const texmem_runtime_stats *as) {
+  printf("\nstorage, side by side (* = the planned run; arena: offsets in rows):\n");
+  printf("  %-26s %12s %9s %9s %16s %11s %10s\n", "storage", "texture MiB", "/max_live",
+         "/pos_max", "barriers/disp.", "latency ms", "identical");
+  const texmem_runtime_stats *st[2] = {os, as};
+  const double lat[2] = {b->lat_planned, b->lat_arena};
+  for (int i = 0; i < 2; i++) {
+    char name[64];
+    if (i == 0)
+      snprintf(name, sizeof name, "objects (%s, %zu tex.)",
+               os->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural", os->objects);
+    else
+      snprintf(name, sizeof name, "arena (W %" PRIu64 ", %zu tex.)", as->linear_width,
+               as->objects);
+    char bar[32];
+    snprintf(bar, sizeof bar, "%" PRIu64 "/%" PRIu64, b->barriers[i], b->dispatches[i]);
+    printf("  %-26s %12.3f %9.4f %9.4f %16s %11.3f %10s%s\n", name, mib(st[i]->texture_bytes),
+           ratio(st[i]->texture_bytes, b->max_live), ratio(st[i]->texture_bytes, b->positional_max),
+           bar, lat[i], b->identical_storage[i] ? "yes" : "NO",
+           (int)b->storage == i ? "  *" : "");
+  }
+  printf("  arena / objects: bytes %.4f, latency %.3f (median, interleaved)\n",
+         ratio(as->texture_bytes, os->texture_bytes),
+         b->lat_planned > 0 ? b->lat_arena / b->lat_planned : 0.0);
+}
+
+static void print_storage_json(const bench *b, const texmem_runtime_stats *os,
+                               const texmem_runtime_stats *as) {
+  printf("  \"storage_texture_bytes\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64 "},\n",
+         os->texture_bytes, as->texture_bytes);
+  printf("  \"barriers\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64
+         ", \"dispatches\": %" PRIu64 "},\n",
+         b->barriers[0], b->barriers[1], b->dispatches[1]);
+  printf("  \"storage_latency_ms\": {\"objects\": %.4f, \"arena\": %.4f},\n", b->lat_planned,
+         b->lat_arena);
+}
+
+/* The model line and the planning-only memory table. */
+static void print_tables(const bench *b) {
   const opts *o = &b->o;
-  bool builtin = !o->model;
-  printf("model:        %s\n", builtin ? "built-in MobileNet v2 224x224 (seed 1)" : o->model);
-  printf("operators:    %zu   tasks: %zu   intermediate tensors: %zu\n", ps->operators, ps->tasks,
-         ps->tensors);
+  size_t ops = texmem_model_op_count(b->model);
+  printf("model:        %s\n", !o->model ? "built-in MobileNet v2 224x224 (seed 1)" : o->model);
+  printf("operators:    %zu   tasks: %zu   intermediate tensors: %zu\n", ops, ops, b->n_rec);
   printf("precision:    %s (%u bytes a texel)\n",
          o->precision == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16", b->texel_bytes);
   printf("\ntexture memory of the intermediate tensors (planning only):\n");
@@ -298,13 +439,39 @@ static void print_report(const bench *b, const texmem_runtime_stats *ns,
     printf("\n");
   }
   printf("  %-18s %14.3f   (positional max of live volumes)\n", "lower bound",
-         mib(b->lower_bound));
-  printf("\nplanned run:  %s, %s layout%s: %zu textures, %.3f MiB (%" PRIu64
-         " bytes), %.3fx the lower bound\n",
-         texmem_strategy_name(ps->strategy),
+         mib(b->positional_max));
+  printf("  %-18s %14.3f   (max live volume: the arena's bound)\n", "arena bound",
+         mib(b->max_live));
+}
+
+/* Operators the runtime cannot execute, one line each. */
+static void print_unsupported(const bench *b) {
+  size_t total = 0;
+  for (size_t i = 0; i < b->n_unsupported; i++) total += b->unsupported[i].count;
+  printf("\nnot run:      %zu operator%s the runtime cannot execute:\n", total, total == 1 ? "" : "s");
+  for (size_t i = 0; i < b->n_unsupported; i++) {
+    char item[256];
+    texmem_op_tally_format(&b->unsupported[i], 1, item, sizeof item);
+    printf("  %s\n", item);
+  }
+}
+
+static void print_report(const bench *b, const texmem_runtime_stats *ns,
+                         const texmem_runtime_stats *os, const texmem_runtime_stats *as,
+                         uint64_t peak_rss) {
+  const opts *o = &b->o;
+  const texmem_runtime_stats *ps = b->storage == TEXMEM_STORAGE_ARENA ? as : os;
+  bool builtin = !o->model;
+  print_tables(b);
+  printf("\nplanned run:  %s storage%s, %s, %s layout%s: %zu textures, %.3f MiB (%" PRIu64
+         " bytes), %.3fx the lower bound (%s)\n",
+         b->storage == TEXMEM_STORAGE_ARENA ? "arena" : "objects",
+         o->storage == STORAGE_AUTO ? " (auto)" : "", texmem_strategy_name(ps->strategy),
          ps->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural",
-         o->layout == LAYOUT_AUTO ? " (auto)" : "", ps->objects, mib(ps->texture_bytes),
-         ps->texture_bytes, b->lower_bound ? (double)ps->texture_bytes / (double)b->lower_bound : 0.0);
+         o->layout == LAYOUT_AUTO && b->storage == TEXMEM_STORAGE_OBJECTS ? " (auto)" : "",
+         ps->objects, mib(ps->texture_bytes), ps->texture_bytes,
+         ratio(ps->texture_bytes, b->lower_bound),
+         b->storage == TEXMEM_STORAGE_ARENA ? "max_live" : "positional_max");
   if (ps->layout == TEXMEM_LAYOUT_LINEAR) printf("              linear width %" PRIu64 "\n", ps->linear_width);
   printf("naive run:    %zu textures, %.3f MiB (%" PRIu64 " bytes); planned / naive = %.3f\n",
          ns->objects, mib(ns->texture_bytes), ns->texture_bytes,
@@ -319,39 +486,66 @@ static void print_report(const bench *b, const texmem_runtime_stats *ns,
   printf("planning:     %.1f us   pool creation: %.3f ms\n", ps->plan_us, ps->pool_create_ms);
   printf("latency:      median of %u runs (after a warm-up, interleaved): naive %.3f ms, "
          "planned %.3f ms, planned / naive = %.3f\n",
-         o->runs, b->lat_naive, b->lat_planned,
-         b->lat_naive > 0 ? b->lat_planned / b->lat_naive : 0.0);
+         o->runs, b->lat_naive, lat_chosen(b),
+         b->lat_naive > 0 ? lat_chosen(b) / b->lat_naive : 0.0);
   double nat = b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other;
   double lin = b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_other : b->lat_planned;
-  printf("layouts:      the planned run in both layouts, side by side: natural %.3f ms, "
+  printf("layouts:      the objects run in both layouts, side by side: natural %.3f ms, "
          "linear %.3f ms, linear / natural = %.3f\n",
          nat, lin, nat > 0 ? lin / nat : 0.0);
+  print_storage_table(b, os, as);
   printf("peak RSS:     %.1f MiB\n", mib(peak_rss));
   printf("outputs:      %s\n", b->identical ? "planned bit-identical to naive"
                                              : "planned DIFFER from naive");
 }
 
 static void print_json(const bench *b, const texmem_runtime_stats *ns,
-                       const texmem_runtime_stats *ps, uint64_t peak_rss) {
+                       const texmem_runtime_stats *os, const texmem_runtime_stats *as,
+                       uint64_t peak_rss) {
   const opts *o = &b->o;
+  const texmem_runtime_stats *ps = b->storage == TEXMEM_STORAGE_ARENA ? as : os;
   printf("{\n  \"model\": ");
   json_str(o->model ? o->model : "builtin:mobilenet_v2_224");
   printf(",\n  \"tasks\": %zu,\n  \"tensors\": %zu,\n  \"precision\": \"%s\",\n", ps->tasks,
          ps->tensors, o->precision == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16");
-  printf("  \"layout\": \"%s\",\n  \"strategy\": \"%s\",\n",
+  printf("  \"layout\": \"%s\",\n  \"strategy\": \"%s\",\n  \"storage\": \"%s\",\n",
          ps->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural",
-         texmem_strategy_name(ps->strategy));
+         texmem_strategy_name(ps->strategy),
+         b->storage == TEXMEM_STORAGE_ARENA ? "arena" : "objects");
   printf("  \"texture_bytes\": {\"naive\": %" PRIu64 ", \"planned\": %" PRIu64
-         ", \"lower_bound\": %" PRIu64 "},\n",
-         ns->texture_bytes, ps->texture_bytes, b->lower_bound);
+         ", \"lower_bound\": %" PRIu64 ", \"max_live\": %" PRIu64 "},\n",
+         ns->texture_bytes, ps->texture_bytes, b->lower_bound, b->max_live);
   printf("  \"weights_bytes\": %" PRIu64 ",\n  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n",
          ps->weights_bytes, ps->plan_us, ps->pool_create_ms);
-  printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, b->lat_planned);
+  printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_other : b->lat_planned);
+  print_storage_json(b, os, as);
   printf("  \"peak_rss_bytes\": %" PRIu64 ",\n  \"outputs_identical\": %s\n}\n", peak_rss,
          b->identical ? "true" : "false");
+}
+
+/* --json without runs: the planning table and the operators not run. */
+static void print_json_plan_only(const bench *b) {
+  const opts *o = &b->o;
+  printf("{\n  \"model\": ");
+  json_str(o->model ? o->model : "builtin:mobilenet_v2_224");
+  printf(",\n  \"tasks\": %zu,\n  \"tensors\": %zu,\n  \"precision\": \"%s\",\n",
+         texmem_model_op_count(b->model), b->n_rec,
+         o->precision == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16");
+  printf("  \"plan_bytes\": {");
+  for (size_t s = 0; s < N_TABLE; s++)
+    printf("%s\n    \"%s\": {\"natural\": %" PRIu64 ", \"linear\": %" PRIu64 "}", s ? "," : "",
+           texmem_strategy_name(table_strategies[s]), b->bytes[s][0], b->bytes[s][1]);
+  printf("\n  },\n  \"lower_bound\": %" PRIu64 ",\n  \"unsupported_ops\": [", b->lower_bound);
+  for (size_t i = 0; i < b->n_unsupported; i++) {
+    printf("%s{\"name\": ", i ? ", " : "");
+    json_str(b->unsupported[i].name);
+    printf(", \"count\": %zu, \"options_unsupported\": %s}", b->unsupported[i].count,
+           b->unsupported[i].options_unsupported ? "true" : "false");
+  }
+  printf("],\n  \"executed\": false\n}\n");
 }
 
 int texmem_cmd_bench(int argc, char **argv) {
@@ -365,20 +559,53 @@ int texmem_cmd_bench(int argc, char **argv) {
   b.texel_bytes = o->precision == TEXMEM_PRECISION_FP32 ? 16 : 8;
 
   if (o->model)
-    st = texmem_model_load_tflite(o->model, &b.model, &err);
+    st = cli_load_model(o->model, &o->shapes, &b.model, &err);
   else
     st = texmem_model_mobilenet_v2(BUILTIN_SEED, &b.model, &err);
+  if (st == TEXMEM_STATUS_IO && o->model) {
+    /* The reader says "read error"; add the system's reason. */
+    const char *why = texmem_cli_io_reason(o->model);
+    size_t l = strlen(err.message);
+    if (!strstr(err.message, why)) snprintf(err.message + l, sizeof err.message - l, ": %s", why);
+  }
   if (st) return fail(&b, o->model ? o->model : "built-in MobileNet v2", st, &err);
   if ((st = texmem_model_records(b.model, 3, o->precision, &b.rec, &b.n_rec, NULL, &err)))
     return fail(&b, "records", st, &err);
+  if ((st = texmem_runtime_unsupported_ops(b.model, &b.unsupported, &b.n_unsupported, &err)))
+    return fail(&b, "operators", st, &err);
+  bool run = !o->plan_only && b.n_unsupported == 0;
   if ((st = texmem_gl_context_create(NULL, &b.ctx, &err))) {
     fprintf(stderr, "texmem bench: no GLES 3.1 context: %s: %s\n", texmem_status_name(st),
             err.message);
-    bench_free(&b);
-    return TEXMEM_EXIT_INTERNAL;
+    if (run) {
+      bench_free(&b);
+      return TEXMEM_EXIT_INTERNAL;
+    }
+    fprintf(stderr, "texmem bench: planning without the GL texture size limits\n");
+    b.ctx = NULL;
   }
   fprintf(stderr, "texmem bench: planning %zu tensors with every strategy\n", b.n_rec);
   if ((st = plan_table(&b, &err))) return fail(&b, "planning", st, &err);
+  if (!run) {
+    if (o->json) {
+      print_json_plan_only(&b);
+    } else {
+      print_tables(&b);
+      if (b.n_unsupported) print_unsupported(&b);
+    }
+    rc = TEXMEM_EXIT_OK;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, "texmem bench: writing the output failed\n");
+      rc = TEXMEM_EXIT_INTERNAL;
+    } else if (b.n_unsupported && !o->plan_only) {
+      char list[400];
+      texmem_op_tally_format(b.unsupported, b.n_unsupported, list, sizeof list);
+      fprintf(stderr, "texmem bench: not run: operators the runtime cannot execute: %s\n", list);
+      rc = TEXMEM_EXIT_BAD_INPUT;
+    }
+    bench_free(&b);
+    return rc;
+  }
   size_t si = table_index(o->strategy);
   if (o->layout == LAYOUT_AUTO)
     b.layout = b.bytes[si][1] && (!b.bytes[si][0] || b.bytes[si][1] < b.bytes[si][0])
@@ -407,7 +634,8 @@ int texmem_cmd_bench(int argc, char **argv) {
 
   fprintf(stderr, "texmem bench: creating the naive and the planned runtime\n");
   texmem_runtime_desc nd = {.strategy = TEXMEM_STRATEGY_NAIVE, .precision = o->precision};
-  texmem_runtime_desc pd = {.strategy = o->strategy, .layout = b.layout, .precision = o->precision};
+  texmem_runtime_desc pd = {.strategy = storage_strategy(o, TEXMEM_PLAN_OBJECTS),
+                            .layout = b.layout, .precision = o->precision};
   if ((st = texmem_runtime_create(b.ctx, b.model, &nd, &b.naive, &err)))
     return fail(&b, "naive runtime", st, &err);
   if ((st = texmem_runtime_create(b.ctx, b.model, &pd, &b.planned, &err)))
@@ -419,49 +647,60 @@ int texmem_cmd_bench(int argc, char **argv) {
   if ((st = set_inputs(&b, b.naive, &err)) || (st = set_inputs(&b, b.planned, &err)) ||
       (st = set_inputs(&b, b.other, &err)))
     return fail(&b, "inputs", st, &err);
+  if ((st = create_arena(&b, &err))) return fail(&b, "arena runtime", st, &err);
+  choose_storage(&b);
 
   double *tn = calloc(o->runs, sizeof *tn), *tp = calloc(o->runs, sizeof *tp),
-         *to = calloc(o->runs, sizeof *to), warm;
-  if (!tn || !tp || !to) {
+         *to = calloc(o->runs, sizeof *to), *ta = calloc(o->runs, sizeof *ta), warm;
+  if (!tn || !tp || !to || !ta) {
     free(tn);
     free(tp);
     free(to);
+    free(ta);
     err.message[0] = 0;
     return fail(&b, "timing", TEXMEM_STATUS_OUT_OF_MEMORY, &err);
   }
   st = timed_run(b.naive, &warm, &err);
   if (!st) st = timed_run(b.planned, &warm, &err);
   if (!st) st = timed_run(b.other, &warm, &err);
+  if (!st) st = timed_run(b.arena, &warm, &err);
   bool tty = isatty(STDERR_FILENO);
   if (!tty) fprintf(stderr, "texmem bench: %u timed runs of each\n", o->runs);
   for (unsigned r = 0; r < o->runs && !st; r++) {
     if (tty) fprintf(stderr, "\rtexmem bench: run %u/%u", r + 1, o->runs);
+    /* The arena goes first or last in turn: no order bias between storages. */
     st = timed_run(b.naive, &tn[r], &err);
+    if (!st && r % 2) st = timed_run(b.arena, &ta[r], &err);
     if (!st) st = timed_run(b.planned, &tp[r], &err);
     if (!st) st = timed_run(b.other, &to[r], &err);
+    if (!st && r % 2 == 0) st = timed_run(b.arena, &ta[r], &err);
   }
   if (tty) fprintf(stderr, "\n");
   if (!st) {
     b.lat_naive = median(tn, o->runs);
     b.lat_planned = median(tp, o->runs);
     b.lat_other = median(to, o->runs);
+    b.lat_arena = median(ta, o->runs);
   }
   free(tn);
   free(tp);
   free(to);
+  free(ta);
   if (st) return fail(&b, "run", st, &err);
+  if ((st = count_barriers(&b, &err))) return fail(&b, "barrier count", st, &err);
   if ((st = compare_outputs(&b, &err))) return fail(&b, "outputs", st, &err);
 
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   uint64_t peak_rss = (uint64_t)ru.ru_maxrss * 1024u;
-  texmem_runtime_stats ns, ps;
+  texmem_runtime_stats ns, os, as;
   texmem_runtime_get_stats(b.naive, &ns);
-  texmem_runtime_get_stats(b.planned, &ps);
+  texmem_runtime_get_stats(b.planned, &os);
+  texmem_runtime_get_stats(b.arena, &as);
   if (o->json)
-    print_json(&b, &ns, &ps, peak_rss);
+    print_json(&b, &ns, &os, &as, peak_rss);
   else
-    print_report(&b, &ns, &ps, peak_rss);
+    print_report(&b, &ns, &os, &as, peak_rss);
   bool identical = b.identical;
   bench_free(&b);
   if (!identical) {

@@ -1,6 +1,6 @@
-/* texmem plan: plans a records file with one or every strategy and prints
- * a table, JSON, and optionally an SVG picture. A client of the public
- * planner API only. Every plan is validated again before anything is
+/* texmem plan: plans a records file, or straight from a .tflite model (its
+ * usage records), with one or every strategy and prints a table, JSON, and
+ * optionally an SVG picture. A client of the public planner and model API. Every plan is validated again before anything is
  * printed, and nothing is printed until every requested plan succeeded. */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,12 +10,23 @@
 
 #include "cli.h"
 #include "plan_out.h"
+#ifdef TEXMEM_HAVE_MODEL
+#include "model_args.h"
+#endif
 
 #define KIND_ALL (-1)
 #define LAYOUT_DEFAULT (-1)
 
 typedef struct opts {
   const char *records;
+  const char *model;  /* --model: records made from a .tflite */
+  unsigned model_dims;
+  texmem_precision precision;
+  bool bpt_given;
+  const char *model_only; /* a --model option given (for the error without one) */
+#ifdef TEXMEM_HAVE_MODEL
+  cli_input_shapes shapes;
+#endif
   const char *svg;
   bool json;
   int kind;           /* KIND_ALL or a texmem_plan_kind */
@@ -25,26 +36,44 @@ typedef struct opts {
   uint64_t alignment; /* 0 = 1 */
   uint64_t max_dims[3];
   uint64_t bytes_per_texel;
+  double time_budget_ms; /* BEST's budget; 0 = the library's default */
 } opts;
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: texmem plan --records FILE [options]\n"
+          "       texmem plan --model FILE.tflite [--dims N] [--precision P] [options]\n"
           "\n"
-          "Plans the tensors of a usage-records file into shared objects and/or one\n"
-          "arena (offsets) and prints each plan's total next to the lower bounds.\n"
+          "Plans the tensors of a usage-records file, or of a TFLite model, into shared\n"
+          "objects and/or one arena (offsets) and prints each plan's total next to the\n"
+          "lower bounds.\n"
           "\n"
           "options:\n"
           "  --records FILE          usage records (tensor_id first_task last_task dims...)\n"
+          "  --model FILE.tflite     plan the model's intermediate tensors (as texmem\n"
+          "                          records MODEL prints them; any valid model, whether or\n"
+          "                          not texmem can run its operators)\n"
+          "  --dims N                with --model: 1 (bytes), 2 or 3 (texels; default 3, the\n"
+          "                          2-D array textures the runtime uses)\n"
+          "  --precision P           with --model: fp16 (default), fp32 or stored (as texmem\n"
+          "                          records); sets the MiB column's bytes per texel\n"
+          "  --input-shape [NAME=]D0,D1,...\n"
+          "                          with --model: a graph input's shape where the model has\n"
+          "                          dynamic dimensions (repeatable)\n"
           "  --kind K                objects | offsets | all (default all)\n"
           "  --strategy S            a strategy name or all (default all: every strategy\n"
           "                          that plans the kind, then best)\n"
           "  --layout L              natural | linear: texture objects of 2-D/3-D records\n"
-          "                          (default: natural, plus linear rows for 2-D/3-D)\n"
+          "                          (default: natural, plus linear rows for 2-D/3-D);\n"
+          "                          with --kind offsets, linear plans the GPU arena\n"
+          "                          (offsets in rows of W-wide textures)\n"
           "  --align N               arena alignment for offsets, in size units (default 1)\n"
           "  --max-dims W[,H[,D]]    texture size limits per dimension (0 = none)\n"
           "  --bytes-per-texel N     bytes per texel for the MiB column (default 8, fp16\n"
           "                          RGBA); 1-D records are already in bytes\n"
+          "  --time-budget-ms N      best's planning time per kind and layout (default\n"
+          "                          2000); strategies of quadratic cost are skipped on\n"
+          "                          records too large for it, and listed as skipped\n"
           "  --json                  print JSON instead of the table\n"
           "  --svg FILE              draw the smallest plan of the first kind requested\n"
           "  --help                  this text\n"
@@ -99,6 +128,8 @@ static int parse_args(int argc, char **argv, opts *o) {
   o->strategy_all = true;
   o->layout = LAYOUT_DEFAULT;
   o->bytes_per_texel = 8;
+  o->model_dims = 3;
+  o->precision = TEXMEM_PRECISION_FP16;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -112,7 +143,8 @@ static int parse_args(int argc, char **argv, opts *o) {
     /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
     static const char *const with_value[] = {"--records", "--kind", "--strategy", "--layout",
                                              "--align", "--max-dims", "--bytes-per-texel",
-                                             "--svg"};
+                                             "--svg", "--model", "--dims", "--precision",
+                                             "--input-shape", "--time-budget-ms"};
     const char *name = NULL, *val = NULL;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
       size_t l = strlen(with_value[k]);
@@ -165,20 +197,55 @@ static int parse_args(int argc, char **argv, opts *o) {
       ok = parse_max_dims(val, o->max_dims);
     } else if (!strcmp(name, "--bytes-per-texel")) {
       ok = parse_u64(val, &o->bytes_per_texel) && o->bytes_per_texel > 0;
+      o->bpt_given = true;
+    } else if (!strcmp(name, "--model")) {
+      o->model = val;
+      ok = *val != 0;
+    } else if (!strcmp(name, "--dims")) {
+      o->model_only = name;
+      ok = (!strcmp(val, "1") || !strcmp(val, "2") || !strcmp(val, "3"));
+      if (ok) o->model_dims = (unsigned)(val[0] - '0');
+    } else if (!strcmp(name, "--precision")) {
+      o->model_only = name;
+      if (!strcmp(val, "fp16")) o->precision = TEXMEM_PRECISION_FP16;
+      else if (!strcmp(val, "fp32")) o->precision = TEXMEM_PRECISION_FP32;
+      else if (!strcmp(val, "stored")) o->precision = TEXMEM_PRECISION_STORED;
+      else ok = false;
+    } else if (!strcmp(name, "--input-shape")) {
+      o->model_only = name;
+#ifdef TEXMEM_HAVE_MODEL
+      if (!cli_input_shape_add(&o->shapes, "plan", val)) return TEXMEM_EXIT_BAD_INPUT;
+#else
+      ok = false;
+#endif
+    } else if (!strcmp(name, "--time-budget-ms")) {
+      /* The one place the budget is parsed: it sets best's budget here
+       * (desc.time_budget_ms in plan_one). */
+      uint64_t ms = 0;
+      ok = parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
+      o->time_budget_ms = (double)ms;
     }
     if (!ok) {
       fprintf(stderr, "texmem plan: bad value '%s' for %s\n", val, name);
       return TEXMEM_EXIT_BAD_INPUT;
     }
   }
-  if (!o->records) {
-    fprintf(stderr, "texmem plan: --records FILE is required (texmem plan --help)\n");
+  if (!o->records == !o->model) {
+    fprintf(stderr, "texmem plan: give one of --records FILE or --model FILE.tflite (texmem plan "
+                    "--help)\n");
     return TEXMEM_EXIT_BAD_INPUT;
   }
-  if (o->layout == TEXMEM_LAYOUT_LINEAR && o->kind == TEXMEM_PLAN_OFFSETS) {
-    fprintf(stderr, "texmem plan: --layout applies to --kind objects only\n");
+#ifndef TEXMEM_HAVE_MODEL
+  if (o->model) {
+    fprintf(stderr, "texmem plan: --model needs the model reader (built without it)\n");
     return TEXMEM_EXIT_BAD_INPUT;
   }
+#endif
+  if (o->records && o->model_only) {
+    fprintf(stderr, "texmem plan: %s applies to --model only\n", o->model_only);
+    return TEXMEM_EXIT_BAD_INPUT;
+  }
+  if (!o->bpt_given && o->precision == TEXMEM_PRECISION_FP32) o->bytes_per_texel = 16;
   return -1;
 }
 
@@ -191,6 +258,8 @@ static int exit_for(texmem_status s) {
     case TEXMEM_STATUS_BAD_RECORDS:
     case TEXMEM_STATUS_EXCEEDS_LIMITS:
     case TEXMEM_STATUS_OVERFLOW:
+    case TEXMEM_STATUS_BAD_MODEL:
+    case TEXMEM_STATUS_UNSUPPORTED_OP:
     case TEXMEM_STATUS_UNSUPPORTED: return TEXMEM_EXIT_BAD_INPUT;
     default: return TEXMEM_EXIT_INTERNAL;
   }
@@ -222,14 +291,29 @@ static void free_results(plan_run *run) {
   run->nresults = 0;
 }
 
-/* Plans one row. Returns -1 when planned or skipped, else an exit code. */
+/* A row for a strategy that did not plan (as BEST reported it). */
+static void add_unplanned(plan_run *run, texmem_plan_kind kind, texmem_layout layout,
+                          texmem_strategy s, texmem_run_outcome outcome, const char *reason) {
+  plan_result *r = &run->results[run->nresults++];
+  memset(r, 0, sizeof *r);
+  r->kind = kind;
+  r->layout = layout;
+  r->requested = s;
+  r->outcome = outcome;
+  snprintf(r->reason, sizeof r->reason, "%s", reason);
+}
+
+/* Plans one row. Returns -1 when planned or skipped, else an exit code.
+ * With keep_failed (--strategy all), a strategy that refuses the input
+ * becomes a "failed" row and the others go on. */
 static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_layout layout,
-                    texmem_strategy s, bool skip_unsupported) {
+                    texmem_strategy s, bool skip_unsupported, bool keep_failed) {
   texmem_plan_desc d;
   memset(&d, 0, sizeof d);
   d.kind = kind;
   d.strategy = s;
   d.layout = layout;
+  d.time_budget_ms = o->time_budget_ms;
   d.alignment = o->alignment;
   memcpy(d.max_dims, o->max_dims, sizeof d.max_dims);
   texmem_plan *p = NULL;
@@ -242,6 +326,13 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
   if (st == TEXMEM_STATUS_UNSUPPORTED && skip_unsupported) {
     fprintf(stderr, "texmem plan: note: skipped %s %s %s: %s\n", texmem_strategy_name(s),
             kind_name(kind), layout_name, err.message);
+    return -1;
+  }
+  if (st && keep_failed && st != TEXMEM_STATUS_OUT_OF_MEMORY &&
+      exit_for(st) == TEXMEM_EXIT_BAD_INPUT) {
+    char why[200];
+    snprintf(why, sizeof why, "%s: %.170s", texmem_status_name(st), err.message);
+    add_unplanned(run, kind, layout, s, TEXMEM_RUN_FAILED, why);
     return -1;
   }
   if (st) {
@@ -264,6 +355,8 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
   r->layout = layout;
   r->requested = s;
   r->plan = p;
+  r->outcome = TEXMEM_RUN_PLANNED;
+  r->reason[0] = 0;
   r->time_us = t1 - t0;
   r->smallest = false;
   return -1;
@@ -286,7 +379,8 @@ static int plan_all(plan_run *run, const opts *o) {
     texmem_layout layouts[2];
     int nl = 0;
     if (kind == TEXMEM_PLAN_OFFSETS) {
-      layouts[nl++] = TEXMEM_LAYOUT_NATURAL;
+      /* The arena (offsets in rows) only when asked: --layout linear. */
+      layouts[nl++] = o->layout == TEXMEM_LAYOUT_LINEAR ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
     } else if (o->layout != LAYOUT_DEFAULT) {
       layouts[nl++] = (texmem_layout)o->layout;
     } else {
@@ -295,17 +389,33 @@ static int plan_all(plan_run *run, const opts *o) {
     }
     for (int li = 0; li < nl; li++) {
       if (!o->strategy_all) {
-        int rc = plan_one(run, o, kind, layouts[li], o->strategy, false);
+        int rc = plan_one(run, o, kind, layouts[li], o->strategy, false, false);
         if (rc >= 0) return rc;
         continue;
       }
-      for (unsigned s = 1; s <= TEXMEM_STRATEGY_COUNT_; s++) {
-        /* Concrete strategies in enum order, then best. */
-        texmem_strategy st = s == TEXMEM_STRATEGY_COUNT_ ? TEXMEM_STRATEGY_BEST : (texmem_strategy)s;
+      /* best first (its reports say which strategies it skipped or saw
+       * fail: those rows are not run again), then each strategy in enum
+       * order; best's row is listed last. */
+      size_t before = run->nresults;
+      int rc = plan_one(run, o, kind, layouts[li], TEXMEM_STRATEGY_BEST, true, false);
+      if (rc >= 0) return rc;
+      if (run->nresults == before) continue; /* not for these records */
+      plan_result best = run->results[--run->nresults];
+      for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
+        texmem_strategy st = (texmem_strategy)s;
         if (!texmem_strategy_supports(st, kind)) continue;
-        int rc = plan_one(run, o, kind, layouts[li], st, true);
-        if (rc >= 0) return rc;
+        texmem_strategy_report rep = texmem_plan_strategy_report(best.plan, st);
+        if (rep.outcome == TEXMEM_RUN_SKIPPED) {
+          add_unplanned(run, kind, layouts[li], st, rep.outcome, rep.reason);
+          continue;
+        }
+        rc = plan_one(run, o, kind, layouts[li], st, true, true);
+        if (rc >= 0) {
+          texmem_plan_destroy(best.plan);
+          return rc;
+        }
       }
+      run->results[run->nresults++] = best;
     }
   }
   if (run->nresults == 0) {
@@ -315,10 +425,12 @@ static int plan_all(plan_run *run, const opts *o) {
   for (int ki = 0; ki < 2; ki++) {
     uint64_t min = UINT64_MAX;
     for (size_t i = 0; i < run->nresults; i++)
-      if ((int)run->results[i].kind == ki && texmem_plan_total(run->results[i].plan) < min)
+      if ((int)run->results[i].kind == ki && run->results[i].plan &&
+          texmem_plan_total(run->results[i].plan) < min)
         min = texmem_plan_total(run->results[i].plan);
     for (size_t i = 0; i < run->nresults; i++)
-      if ((int)run->results[i].kind == ki && texmem_plan_total(run->results[i].plan) == min)
+      if ((int)run->results[i].kind == ki && run->results[i].plan &&
+          texmem_plan_total(run->results[i].plan) == min)
         run->results[i].smallest = true;
   }
   return -1;
@@ -348,6 +460,13 @@ static void print_table(FILE *f, const plan_run *run) {
     const plan_result *r = &run->results[i];
     const texmem_plan *p = r->plan;
     char sname[64], lname[32];
+    if (!p) {
+      fprintf(f, "  %-26s %-7s %-12s %s: %s\n", texmem_strategy_name(r->requested),
+              kind_name(r->kind), r->kind == TEXMEM_PLAN_OFFSETS ? "arena"
+              : r->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural",
+              r->outcome == TEXMEM_RUN_SKIPPED ? "skipped" : "failed", r->reason);
+      continue;
+    }
     if (r->requested == TEXMEM_STRATEGY_BEST)
       snprintf(sname, sizeof sname, "best (%s)", texmem_strategy_name(texmem_plan_get_strategy(p)));
     else
@@ -366,16 +485,29 @@ static void print_table(FILE *f, const plan_run *run) {
     else fprintf(f, " %9s", "-");
     fprintf(f, " %10.1f\n", r->time_us);
   }
+  /* What best left out to stay within its time budget. */
+  for (size_t i = 0; i < run->nresults; i++) {
+    const plan_result *r = &run->results[i];
+    if (r->requested != TEXMEM_STRATEGY_BEST || !r->plan) continue;
+    for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
+      texmem_strategy_report rep = texmem_plan_strategy_report(r->plan, (texmem_strategy)s);
+      if (rep.outcome == TEXMEM_RUN_SKIPPED)
+        fprintf(f, "best %s %s skipped %s: %s\n", kind_name(r->kind),
+                r->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural",
+                texmem_strategy_name((texmem_strategy)s), rep.reason);
+    }
+  }
   fprintf(f, "(* smallest total of its kind; objects are bounded by positional_max, the arena "
              "by max_live)\n");
 }
 
 /* The plan to draw: the smallest of the first kind requested. */
 static size_t svg_choice(const plan_run *run) {
-  texmem_plan_kind first = run->results[0].kind;
   size_t best = 0;
+  while (!run->results[best].plan) best++; /* a planned row exists */
+  texmem_plan_kind first = run->results[best].kind;
   for (size_t i = 0; i < run->nresults; i++)
-    if (run->results[i].kind == first &&
+    if (run->results[i].kind == first && run->results[i].plan &&
         texmem_plan_total(run->results[i].plan) < texmem_plan_total(run->results[best].plan))
       best = i;
   return best;
@@ -406,37 +538,62 @@ int texmem_cmd_plan(int argc, char **argv) {
   if (rc >= 0) return rc;
 
   texmem_records *recs = NULL;
+  texmem_record *model_rec = NULL; /* --model: malloc'd by texmem_model_records */
   texmem_error err;
   memset(&err, 0, sizeof err);
-  texmem_status st = texmem_records_load(o.records, &recs, &err);
-  if (st) {
-    /* The loader's messages already name the file and the line. */
-    fprintf(stderr, "texmem plan: %s\n", err.message);
-    return exit_for(st);
-  }
   plan_run run;
   memset(&run, 0, sizeof run);
-  run.path = o.records;
-  run.rec = texmem_records_data(recs);
-  run.n = texmem_records_count(recs);
-  run.dims = texmem_records_dims(recs);
+  texmem_status st;
+  if (o.model) {
+#ifdef TEXMEM_HAVE_MODEL
+    texmem_model *m = NULL;
+    st = cli_load_model(o.model, &o.shapes, &m, &err);
+    if (st) {
+      fprintf(stderr, "texmem plan: %s (%s)\n", err.message, texmem_status_name(st));
+      return exit_for(st);
+    }
+    st = texmem_model_records(m, o.model_dims, o.precision, &model_rec, &run.n, NULL, &err);
+    texmem_model_destroy(m);
+    if (st) {
+      fprintf(stderr, "texmem plan: %s: records: %s\n", o.model, err.message);
+      return exit_for(st);
+    }
+    run.path = o.model;
+    run.rec = model_rec;
+    run.dims = o.model_dims;
+#endif
+  } else {
+    st = texmem_records_load(o.records, &recs, &err);
+    if (st) {
+      /* The loader's messages already name the file and the line. */
+      fprintf(stderr, "texmem plan: %s\n", err.message);
+      return exit_for(st);
+    }
+    run.path = o.records;
+    run.rec = texmem_records_data(recs);
+    run.n = texmem_records_count(recs);
+    run.dims = texmem_records_dims(recs);
+  }
   run.bytes_per_texel = o.bytes_per_texel;
   if (run.n && (run.dims < 1 || run.dims > 3)) {
-    fprintf(stderr, "texmem plan: %s: records have %u dims\n", o.records, run.dims);
+    fprintf(stderr, "texmem plan: %s: records have %u dims\n", run.path, run.dims);
     texmem_records_destroy(recs);
+    free(model_rec);
     return TEXMEM_EXIT_INTERNAL;
   }
   if (run.dims == 0) run.dims = 1; /* no records: nothing depends on it */
   if (o.layout == TEXMEM_LAYOUT_LINEAR && run.dims == 1) {
     fprintf(stderr, "texmem plan: --layout linear needs 2-D or 3-D records; %s is 1-D\n",
-            o.records);
+            run.path);
     texmem_records_destroy(recs);
+    free(model_rec);
     return TEXMEM_EXIT_BAD_INPUT;
   }
   st = texmem_lower_bounds(run.rec, run.n, run.dims, &run.bounds, &err);
   if (st) {
-    fprintf(stderr, "texmem plan: %s: lower bounds: %s\n", o.records, err.message);
+    fprintf(stderr, "texmem plan: %s: lower bounds: %s\n", run.path, err.message);
     texmem_records_destroy(recs);
+    free(model_rec);
     return exit_for(st);
   }
   rc = plan_all(&run, &o);
@@ -454,5 +611,6 @@ int texmem_cmd_plan(int argc, char **argv) {
   }
   free_results(&run);
   texmem_records_destroy(recs);
+  free(model_rec);
   return rc < 0 ? TEXMEM_EXIT_OK : rc;
 }

@@ -28,6 +28,16 @@ bool texmem_plan_write_json(FILE *f, const plan_run *run) {
     json_str(f, r->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural");
     if (r->layout == TEXMEM_LAYOUT_LINEAR)
       fprintf(f, ", \"linear_width\": %" PRIu64, texmem_plan_linear_width(p));
+    if (!p) { /* --strategy all: a strategy best skipped, or one that failed */
+      fprintf(f, ", \"strategy\": ");
+      json_str(f, texmem_strategy_name(r->requested));
+      fprintf(f, ", \"outcome\": ");
+      json_str(f, r->outcome == TEXMEM_RUN_SKIPPED ? "skipped" : "failed");
+      fprintf(f, ", \"reason\": ");
+      json_str(f, r->reason);
+      fprintf(f, "}");
+      continue;
+    }
     fprintf(f, ", \"strategy\": ");
     json_str(f, texmem_strategy_name(r->requested));
     if (r->requested == TEXMEM_STRATEGY_BEST) {
@@ -36,6 +46,17 @@ bool texmem_plan_write_json(FILE *f, const plan_run *run) {
     }
     fprintf(f, ", \"total\": %" PRIu64 ", \"objects\": %zu, \"time_us\": %.1f, \"valid\": true",
             texmem_plan_total(p), texmem_plan_object_count(p), r->time_us);
+    if (r->requested == TEXMEM_STRATEGY_BEST) { /* what best left out for its budget */
+      fprintf(f, ", \"skipped\": [");
+      bool any = false;
+      for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_; s++)
+        if (texmem_plan_strategy_report(p, (texmem_strategy)s).outcome == TEXMEM_RUN_SKIPPED) {
+          fprintf(f, "%s", any ? ", " : "");
+          json_str(f, texmem_strategy_name((texmem_strategy)s));
+          any = true;
+        }
+      fprintf(f, "]");
+    }
     fprintf(f, ", \"assignment\": [");
     for (size_t t = 0; t < run->n; t++) {
       if (t) fputs(t % 16 ? ", " : ",\n    ", f);

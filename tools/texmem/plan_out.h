@@ -9,12 +9,16 @@
 
 #include "texmem/plan.h"
 
-/* One planned row. The plan is owned by the result (freed with the run). */
+/* One row. The plan is owned by the result (freed with the run); it is
+ * NULL when the strategy did not plan (outcome SKIPPED or FAILED under
+ * --strategy all, as BEST reported it; reason says why). */
 typedef struct plan_result {
   texmem_plan_kind kind;
   texmem_layout layout;
   texmem_strategy requested; /* BEST or the strategy named */
   texmem_plan *plan;
+  texmem_run_outcome outcome; /* PLANNED when plan is set */
+  char reason[200];
   double time_us; /* wall time of texmem_plan_create */
   bool smallest;  /* smallest total of its kind (ties all marked) */
 } plan_result;

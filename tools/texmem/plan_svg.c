@@ -197,6 +197,13 @@ bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen) {
       const texmem_record *r = &run->rec[i];
       uint64_t off = texmem_plan_tensor_offset(p, i);
       double h = (double)texmem_plan_record_volume(r, run->dims) * scale;
+      uint64_t w_lin = texmem_plan_linear_width(p);
+      double y_off = (double)off;
+      if (w_lin) { /* GPU arena: base rows of W-wide textures, stacked */
+        size_t o = texmem_plan_tensor_object(p, i);
+        y_off = (double)off * (double)w_lin;
+        for (size_t q = 0; q < o; q++) y_off += (double)texmem_plan_object_size(p, q);
+      }
       if (h < MIN_RECT_H) h = MIN_RECT_H;
       double x = XPOS(r->first_task), w = XPOS(r->last_task + 1) - x;
       colour(i, col);
@@ -204,9 +211,9 @@ bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen) {
       fprintf(f,
               "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
               "<title>tensor %" PRIu64 " (record %zu): tasks %" PRIu64 "-%" PRIu64
-              ", %s, offset %" PRIu64 "</title></rect>\n",
-              x, y_base - (double)off * scale - h, w, h, col, r->id, i, r->first_task,
-              r->last_task, dtxt, off);
+              ", %s, %s %" PRIu64 "</title></rect>\n",
+              x, y_base - y_off * scale - h, w, h, col, r->id, i, r->first_task,
+              r->last_task, dtxt, w_lin ? "base row" : "offset", off);
     }
     fprintf(f, "</g>\n");
     fprintf(f,

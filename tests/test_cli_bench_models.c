@@ -1,0 +1,141 @@
+/* texmem bench on every fetched MediaPipe model (tests/models_list.h):
+ * --plan-only prints the memory tables of any model; a model with
+ * operators the runtime cannot execute prints the tables, then names all
+ * of them (name and count) and exits 2; every other model runs end to end
+ * (planned outputs bit-identical to naive). The four models test_cli_bench
+ * already runs are not run again here. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "models_list.h"
+#include "support.h"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_cli_bench_models_XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void) { rmdir(tmpdir); }
+
+TestSuite(cli_bench_models, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 600);
+
+typedef struct run {
+  int code;
+  char *out, *err;
+} run;
+
+/* texmem bench PATH [--input-shape S] ARGS... (NULL-terminated). */
+static run bench(size_t model, const char *first, ...) {
+  static char path[1024];
+  snprintf(path, sizeof path, "%s/%s", tt_model_cache(), tt_models[model].file);
+  if (access(path, R_OK) != 0) cr_skip_test("%s is not in the model cache (tools/fetch_models.sh)", path);
+  const char *argv[32] = {TEXMEM_BINARY_DIR "/texmem", "bench", path};
+  int argc = 3;
+  if (tt_models[model].input_shape) {
+    argv[argc++] = "--input-shape";
+    argv[argc++] = tt_models[model].input_shape;
+  }
+  va_list ap;
+  va_start(ap, first);
+  for (const char *a = first; a; a = va_arg(ap, const char *)) {
+    cr_assert_lt(argc, 31);
+    argv[argc++] = a;
+  }
+  va_end(ap);
+  argv[argc] = NULL;
+  run r;
+  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
+  return r;
+}
+
+static void run_free(run *r) {
+  free(r->out);
+  free(r->err);
+}
+
+/* Each "NAME xCOUNT" of list is a line of the report. */
+static void expect_each_listed(const char *out, const char *list, const char *file) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", list);
+  for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+    while (*item == ' ') item++;
+    char line[160];
+    snprintf(line, sizeof line, "\n  %s\n", item);
+    cr_expect_not_null(strstr(out, line), "%s: no line '%s' in:\n%s", file, item, out);
+  }
+}
+
+Test(cli_bench_models, plan_only_every_model) {
+  for (size_t i = 0; i < TT_N_MODELS; i++) {
+    const char *file = tt_models[i].file;
+    run r = bench(i, "--plan-only", NULL);
+    cr_assert_eq(r.code, 0, "%s: %s", file, r.err);
+    cr_expect_not_null(strstr(r.out, "texture memory of the intermediate tensors"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "lower bound"), "%s", r.out);
+    cr_expect_null(strstr(r.out, "latency"), "%s ran: %s", file, r.out);
+    if (tt_models[i].unsupported) {
+      cr_expect_not_null(strstr(r.out, "operators the runtime cannot execute:"), "%s", r.out);
+      expect_each_listed(r.out, tt_models[i].unsupported, file);
+    } else {
+      cr_expect_null(strstr(r.out, "not run:"), "%s: %s", file, r.out);
+    }
+    run_free(&r);
+    r = bench(i, "--plan-only", "--json", NULL);
+    cr_assert_eq(r.code, 0, "%s: %s", file, r.err);
+    cr_expect_not_null(strstr(r.out, "\"executed\": false"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "\"lower_bound\": "), "%s", r.out);
+    if (!tt_models[i].unsupported)
+      cr_expect_not_null(strstr(r.out, "\"unsupported_ops\": []"), "%s: %s", file, r.out);
+    run_free(&r);
+  }
+}
+
+Test(cli_bench_models, unsupported_operators_are_all_named_exit_2) {
+  size_t seen = 0;
+  for (size_t i = 0; i < TT_N_MODELS; i++) {
+    if (!tt_models[i].unsupported) continue;
+    const char *file = tt_models[i].file;
+    run r = bench(i, "--runs", "1", NULL);
+    cr_expect_eq(r.code, 2, "%s: exit %d: %s", file, r.code, r.err);
+    /* The tables first, then every operator, on stdout; the whole list on
+     * stderr. */
+    const char *tables = strstr(r.out, "texture memory of the intermediate tensors");
+    const char *names = strstr(r.out, "not run:");
+    cr_expect(tables && names && tables < names, "%s: %s", file, r.out);
+    expect_each_listed(r.out, tt_models[i].unsupported, file);
+    char want[600];
+    snprintf(want, sizeof want, "operators the runtime cannot execute: %s\n", tt_models[i].unsupported);
+    cr_expect_not_null(strstr(r.err, want), "%s: stderr lacks '%s': %s", file, want, r.err);
+    run_free(&r);
+    seen++;
+  }
+  cr_assert_gt(seen, 0);
+}
+
+/* Already run by test_cli_bench. */
+static bool run_elsewhere(const char *file) {
+  static const char *const done[] = {"selfie_segmentation.tflite", "face_detection_short_range.tflite",
+                                     "hand_landmark_lite.tflite", "pose_landmark_lite.tflite"};
+  for (size_t i = 0; i < sizeof done / sizeof done[0]; i++)
+    if (!strcmp(file, done[i])) return true;
+  return false;
+}
+
+Test(cli_bench_models, supported_models_run_end_to_end) {
+  size_t ran = 0;
+  for (size_t i = 0; i < TT_N_MODELS; i++) {
+    const char *file = tt_models[i].file;
+    if (tt_models[i].unsupported || run_elsewhere(file)) continue;
+    run r = bench(i, "--runs", "1", "--json", NULL);
+    cr_expect_eq(r.code, 0, "%s: %s", file, r.err);
+    cr_expect_not_null(strstr(r.out, "\"outputs_identical\": true"), "%s: %s", file, r.out);
+    run_free(&r);
+    ran++;
+  }
+  cr_assert_gt(ran, 0);
+}

@@ -1,0 +1,265 @@
+/* Arena plans (offsets in rows of W-wide textures): every strategy on the
+ * models' records, below the shared-objects plans and near max_live; the
+ * split into several textures under a small height limit, never with a
+ * tensor across two; a tensor too tall for one texture named; and the
+ * validator refusing overlapping, misaligned and out-of-range arena plans. */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "support.h"
+
+static const char *const models[] = {"selfie_segmentation", "face_detection_short_range",
+                                     "hand_landmark_lite", "pose_landmark_lite"};
+
+static uint64_t rows_of(const texmem_record *r, uint64_t w) {
+  uint64_t v = r->dims[0] * r->dims[1] * (r->dims[2] ? r->dims[2] : 1);
+  return (v + w - 1) / w;
+}
+
+/* Every tensor inside its texture, base row == offset, object dims W x rows. */
+static void check_layout(const texmem_record *rec, size_t n, const texmem_plan *p) {
+  uint64_t w = texmem_plan_linear_width(p);
+  cr_assert_gt(w, 0);
+  for (size_t i = 0; i < n; i++) {
+    size_t o = texmem_plan_tensor_object(p, i);
+    cr_assert_lt(o, texmem_plan_object_count(p));
+    uint64_t d[3];
+    texmem_plan_object_dims(p, o, d);
+    cr_assert_eq(d[0], w);
+    cr_assert_eq(d[2], 1);
+    uint64_t b = texmem_plan_tensor_base_row(p, i);
+    cr_assert_eq(b, texmem_plan_tensor_offset(p, i));
+    cr_assert_leq(b + rows_of(&rec[i], w), d[1], "tensor %zu straddles texture %zu", i, o);
+  }
+}
+
+Test(plan_arena, models_every_strategy_below_objects_near_max_live) {
+  static const texmem_strategy strategies[] = {
+      TEXMEM_STRATEGY_GREEDY_IN_ORDER, TEXMEM_STRATEGY_GREEDY_BY_BREADTH,
+      TEXMEM_STRATEGY_GREEDY_BY_SIZE, TEXMEM_STRATEGY_STRIP_BEST_FIT, TEXMEM_STRATEGY_EXACT,
+      TEXMEM_STRATEGY_BEST};
+  for (size_t m = 0; m < sizeof models / sizeof models[0]; m++) {
+    char name[128];
+    snprintf(name, sizeof name, "%s.3d.txt", models[m]);
+    texmem_records *r = tt_load_records(name);
+    const texmem_record *rec = texmem_records_data(r);
+    size_t n = texmem_records_count(r);
+    texmem_bounds b;
+    cr_assert_eq(texmem_lower_bounds(rec, n, 3, &b, NULL), TEXMEM_STATUS_OK);
+    uint64_t objects = tt_plan_total(rec, n, 3,
+                                     (texmem_plan_desc){.strategy = TEXMEM_STRATEGY_BEST,
+                                                        .layout = TEXMEM_LAYOUT_LINEAR,
+                                                        .max_dims = {16384, 16384, 0}});
+    for (size_t s = 0; s < sizeof strategies / sizeof strategies[0]; s++) {
+      texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = strategies[s],
+                            .layout = TEXMEM_LAYOUT_LINEAR, .max_dims = {16384, 16384, 0}};
+      texmem_plan *p = tt_plan(rec, n, 3, d);
+      check_layout(rec, n, p);
+      uint64_t t = texmem_plan_total(p);
+      cr_assert_eq(texmem_plan_object_count(p), 1, "%s: one arena texture", name);
+      cr_assert_geq(t, b.max_live, "%s: arena %llu below max_live %llu", name,
+                    (unsigned long long)t, (unsigned long long)b.max_live);
+      cr_assert_geq(t, texmem_plan_bound(p));
+      if (strategies[s] == TEXMEM_STRATEGY_BEST || strategies[s] == TEXMEM_STRATEGY_EXACT) {
+        cr_log_info("%s %s: arena %llu texels (W %llu), max_live %llu (%.4f), objects %llu, "
+                    "positional_max %llu, optimal %d",
+                    name, texmem_strategy_name(strategies[s]), (unsigned long long)t,
+                    (unsigned long long)texmem_plan_linear_width(p),
+                    (unsigned long long)b.max_live, (double)t / (double)b.max_live,
+                    (unsigned long long)objects, (unsigned long long)b.positional_max,
+                    texmem_plan_is_optimal(p));
+        /* The arena's promise: below the shared-objects bound and plan. */
+        cr_expect_lt(t, objects, "%s: arena %llu >= objects %llu", name, (unsigned long long)t,
+                     (unsigned long long)objects);
+        cr_expect_leq(t * 100, b.max_live * 101, "%s: arena %llu > 1.01 x max_live %llu", name,
+                      (unsigned long long)t, (unsigned long long)b.max_live);
+      }
+      texmem_plan_destroy(p);
+    }
+    texmem_records_destroy(r);
+  }
+}
+
+/* A chain of tensors of 3..10 rows at W = 16 (the planner's widths are
+ * powers of two from 16). */
+static void chain(texmem_record *r, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    r[i] = (texmem_record){100 + i, {16, 3 + i % 8, 1}, i, i + 1 + (i % 3 == 0)};
+}
+
+Test(plan_arena, split_into_textures_under_a_small_height_limit) {
+  enum { N = 24 };
+  texmem_record r[N];
+  chain(r, N);
+  texmem_plan *one = tt_plan(r, N, 3,
+                             (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
+                                                .layout = TEXMEM_LAYOUT_LINEAR,
+                                                .linear_width = 16});
+  cr_assert_eq(texmem_plan_object_count(one), 1);
+  uint64_t d1[3];
+  texmem_plan_object_dims(one, 0, d1);
+  cr_assert_gt(d1[1], 12);
+  for (uint64_t limit = 10; limit <= 16; limit += 3) {
+    texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                          .linear_width = 16, .max_dims = {16, limit, 0}};
+    texmem_plan *p = tt_plan(r, N, 3, d);
+    check_layout(r, N, p);
+    cr_assert_gt(texmem_plan_object_count(p), 1, "limit %llu", (unsigned long long)limit);
+    for (size_t o = 0; o < texmem_plan_object_count(p); o++) {
+      uint64_t od[3];
+      texmem_plan_object_dims(p, o, od);
+      cr_assert_leq(od[1], limit);
+    }
+    cr_assert_geq(texmem_plan_total(p), texmem_plan_total(one));
+    cr_assert_not(texmem_plan_is_optimal(p));
+    texmem_plan_destroy(p);
+  }
+  texmem_plan_destroy(one);
+  /* A tensor taller than one texture is named. */
+  r[5].dims[1] = 40;
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                        .linear_width = 16, .max_dims = {16, 32, 0}};
+  texmem_plan *p = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_plan_create(r, N, 3, &d, &p, &err), TEXMEM_STATUS_EXCEEDS_LIMITS);
+  cr_assert_null(p);
+  cr_assert(strstr(err.message, "tensor 105") && strstr(err.message, "40 rows"), "%s",
+            err.message);
+  /* With the planner choosing W: no width fits 16 x 40 texels in 2 rows of 16. */
+  d.linear_width = 0;
+  d.max_dims[1] = 2;
+  cr_assert_eq(texmem_plan_create(r, N, 3, &d, &p, &err), TEXMEM_STATUS_EXCEEDS_LIMITS);
+  cr_assert(strstr(err.message, "tensor 105"), "%s", err.message);
+  /* Linear needs 2-D/3-D records. */
+  cr_assert_eq(texmem_plan_create(r, N, 1, &d, &p, &err), TEXMEM_STATUS_UNSUPPORTED);
+}
+
+Test(plan_arena, exact_search_in_rows_with_alignment) {
+  enum { N = 24 };
+  texmem_record r[N];
+  chain(r, N);
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = TEXMEM_STRATEGY_EXACT,
+                        .layout = TEXMEM_LAYOUT_LINEAR, .linear_width = 16};
+  texmem_plan *p = tt_plan(r, N, 3, d);
+  cr_assert(texmem_plan_is_optimal(p));
+  cr_assert_eq(texmem_plan_total(p), texmem_plan_bound(p));
+  texmem_plan_destroy(p);
+  d.alignment = 4;
+  p = tt_plan(r, N, 3, d);
+  for (size_t i = 0; i < N; i++) cr_assert_eq(texmem_plan_tensor_base_row(p, i) % 4, 0);
+  texmem_plan_destroy(p);
+}
+
+/* A hand-made arena plan: W = 16, texture heights h[], tensors at (o, row). */
+static texmem_plan *manual_arena(const texmem_record *rec, size_t n, const size_t *obj,
+                                 const uint64_t *row, const uint64_t *h, size_t k) {
+  texmem_plan *p = calloc(1, sizeof *p);
+  cr_assert_not_null(p);
+  p->object_dims = calloc(k, sizeof *p->object_dims);
+  p->object_size = calloc(k, sizeof *p->object_size);
+  p->object_of = calloc(n, sizeof *p->object_of);
+  p->offset = calloc(n, sizeof *p->offset);
+  p->kind = TEXMEM_PLAN_OFFSETS;
+  p->layout = TEXMEM_LAYOUT_LINEAR;
+  p->strategy = TEXMEM_STRATEGY_GREEDY_BY_SIZE;
+  p->dims = 3;
+  p->n_tensors = n;
+  p->n_objects = k;
+  p->alignment = 1;
+  p->linear_width = 16;
+  for (size_t i = 0; i < n; i++) {
+    p->object_of[i] = obj[i];
+    p->offset[i] = row[i];
+  }
+  for (size_t o = 0; o < k; o++) {
+    p->object_dims[o][0] = 16;
+    p->object_dims[o][1] = h[o];
+    p->object_dims[o][2] = 1;
+    p->object_size[o] = 16 * h[o];
+    p->total += 16 * h[o];
+  }
+  (void)rec;
+  return p;
+}
+
+static void expect_invalid(const texmem_record *rec, size_t n, const texmem_plan *p,
+                           const char *want) {
+  texmem_error err = {0};
+  cr_assert_eq(texmem_plan_validate(rec, n, 3, p, &err), TEXMEM_STATUS_INVALID_PLAN,
+               "expected '%s'", want);
+  cr_assert(strstr(err.message, want), "'%s' not in: %s", want, err.message);
+}
+
+Test(plan_arena, validator_refuses_overlap_misalignment_and_out_of_range) {
+  /* Tensors of 2, 3 and 1 rows; 0 and 1 live together, 2 after both. */
+  const texmem_record r[] = {{0, {16, 2, 1}, 0, 1}, {1, {8, 5, 1}, 1, 2}, {2, {5, 3, 1}, 3, 4}};
+  const size_t obj[] = {0, 0, 0};
+  const uint64_t good_row[] = {0, 2, 0}, h[] = {5};
+  texmem_plan *p = manual_arena(r, 3, obj, good_row, h, 1);
+  texmem_error err = {0};
+  cr_assert_eq(texmem_plan_validate(r, 3, 3, p, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  /* Overlap: tensor 1 at row 1 meets tensor 0's rows [0, 2). */
+  p->offset[1] = 1;
+  p->object_dims[0][1] = 4;
+  p->object_size[0] = p->total = 64;
+  expect_invalid(r, 3, p, "overlap in arena texture 0 (rows [0,+2) and [1,+3))");
+  /* Misaligned base row. */
+  p->offset[1] = 2;
+  p->object_dims[0][1] = 5;
+  p->object_size[0] = p->total = 80;
+  p->alignment = 2;
+  cr_assert_eq(texmem_plan_validate(r, 3, 3, p, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  p->offset[2] = 1;
+  expect_invalid(r, 3, p, "base row 1 is not a multiple of the alignment 2");
+  p->alignment = 1;
+  /* Past the texture. */
+  p->offset[2] = 5;
+  expect_invalid(r, 3, p, "rows [5, +1) pass the 5 rows of arena texture 0");
+  /* Texture taller than what its tensors use (bytes would not be exact). */
+  p->offset[2] = 0;
+  p->object_dims[0][1] = 6;
+  p->object_size[0] = p->total = 96;
+  expect_invalid(r, 3, p, "has 6 rows but its tensors end at row 5");
+  /* Over the height limit. */
+  p->object_dims[0][1] = 5;
+  p->object_size[0] = p->total = 80;
+  p->max_dims[1] = 4;
+  expect_invalid(r, 3, p, "has 5 rows, over the limit 4");
+  p->max_dims[1] = 0;
+  /* No such texture; wrong width; inconsistent total. */
+  p->object_of[2] = 3;
+  expect_invalid(r, 3, p, "arena texture 3 does not exist");
+  p->object_of[2] = 0;
+  p->object_dims[0][0] = 32;
+  expect_invalid(r, 3, p, "not 16 wide");
+  p->object_dims[0][0] = 16;
+  p->total = 81;
+  expect_invalid(r, 3, p, "total 81");
+  texmem_plan_destroy(p);
+  /* Two textures: the same rows are fine in different ones. */
+  const size_t obj2[] = {0, 1, 0};
+  const uint64_t row2[] = {0, 0, 0}, h2[] = {2, 3};
+  p = manual_arena(r, 3, obj2, row2, h2, 2);
+  cr_assert_eq(texmem_plan_validate(r, 3, 3, p, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  cr_assert_eq(texmem_plan_tensor_object(p, 1), 1);
+  texmem_plan_destroy(p);
+}
+
+/* Empty tensors (a zero dimension) still take one row, alone or not. */
+Test(plan_arena, empty_tensors_take_one_row) {
+  texmem_record r[3] = {{0, {0, 3, 1}, 0, 1}, {1, {0, 4, 1}, 1, 2}, {2, {0, 1, 1}, 2, 3}};
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                        .linear_width = 16};
+  texmem_plan *p = tt_plan(r, 3, 3, d);
+  cr_assert_eq(texmem_plan_total(p), 2 * 16); /* 0 and 1 live together */
+  texmem_plan_destroy(p);
+  r[1].dims[0] = 5;
+  p = tt_plan(r, 3, 3, d);
+  cr_assert_eq(texmem_plan_total(p), 3 * 16);
+  texmem_plan_destroy(p);
+  p = tt_plan(r, 0, 3, d);
+  cr_assert_eq(texmem_plan_total(p), 0);
+  cr_assert_eq(texmem_plan_object_count(p), 0);
+  texmem_plan_destroy(p);
+}

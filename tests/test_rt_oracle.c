@@ -1,0 +1,724 @@
+/* Real TensorFlow Lite as the oracle: the same seeded inputs go through
+ * texmem's GL runtime (fp32) and through TFLite compiled to WebAssembly
+ * (tools/fetch_tflite.sh), run by Node (tests/oracle/tflite_run.cjs).
+ *
+ *  - real_models: every .tflite in the model cache ($TEXMEM_MODEL_CACHE or
+ *    ~/.cache/texmem/models, tools/fetch_models.sh). Each output must be
+ *    within 1e-3 of its largest reference value. The only exclusions: a
+ *    model TFLite cannot load because of a custom operator (checked: TFLite
+ *    must fail and say so), and a model texmem cannot execute yet (checked:
+ *    it must be refused with UNSUPPORTED_OP). Both are listed.
+ *  - single_ops: one-operator models made by tests/tflite_writer.c, one
+ *    table entry each, covering the options of every kernel.
+ *
+ * This test never skips: no node, no TFLite, no model or no GL is a
+ * failure (the GL rule of gl_support.h holds with TEXMEM_REQUIRE_GL). */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "models_list.h"
+#include "rt_support.h"
+#include "tflite_writer.h"
+
+#define MODEL_REL 1e-3 /* whole models: of max |reference| per output */
+#define OP_REL 1e-4    /* single operators */
+
+/* ---- Node and the TFLite runtime ---- */
+
+static const char *node_path(void) {
+  static char buf[1024];
+  const char *env = getenv("TEXMEM_NODE");
+  if (env && *env) return env;
+  const char *path = getenv("PATH");
+  char dirs[4096];
+  snprintf(dirs, sizeof dirs, "%s", path ? path : "/usr/bin:/usr/local/bin");
+  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+    snprintf(buf, sizeof buf, "%s/node", d);
+    if (access(buf, X_OK) == 0) return buf;
+  }
+  cr_assert_fail("node not found in PATH (set TEXMEM_NODE or run tools/install-deps.sh)");
+  return NULL;
+}
+
+static const char *wasm_dir(void) {
+  static char buf[1024];
+  const char *env = getenv("TEXMEM_TFLITE_WASM");
+  if (env && *env)
+    snprintf(buf, sizeof buf, "%s", env);
+  else
+    snprintf(buf, sizeof buf, "%s/.cache/texmem/tflite-wasm", getenv("HOME") ? getenv("HOME") : "");
+  char f[1100];
+  snprintf(f, sizeof f, "%s/tflite_web_api_cc.wasm", buf);
+  cr_assert(access(f, R_OK) == 0, "%s missing: run tools/fetch_tflite.sh", f);
+  return buf;
+}
+
+/* The test's scratch directory; removed by the test, or by cleanup() (each
+ * Test's .fini) when an assertion ended it early. */
+static char *scratch;
+
+static char *make_tmpdir(void) {
+  char *d = strdup("/tmp/texmem-oracle-XXXXXX");
+  cr_assert_not_null(d);
+  cr_assert_not_null(mkdtemp(d), "mkdtemp failed");
+  scratch = d;
+  return d;
+}
+
+static void remove_tmpdir(char *dir) {
+  if (!dir) return;
+  if (dir == scratch) scratch = NULL;
+  DIR *dp = opendir(dir);
+  if (dp) {
+    struct dirent *e;
+    char p[1400];
+    while ((e = readdir(dp)))
+      if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+      }
+    closedir(dp);
+  }
+  rmdir(dir);
+  free(dir);
+}
+
+static void cleanup(void) { remove_tmpdir(scratch); }
+
+#define MAX_IO 16
+
+/* One TFLite run: rc 0 ok (outputs filled), 3 the model did not load
+ * (msg holds TFLite's reason), anything else is a failure. */
+typedef struct tfl_run {
+  int rc;
+  char *msg; /* node's stdout */
+  size_t n_out;
+  float *v[MAX_IO];
+  size_t count[MAX_IO];
+  char shape[MAX_IO][96];
+  char name[MAX_IO][256];
+} tfl_run;
+
+static void tfl_free(tfl_run *r) {
+  for (size_t i = 0; i < r->n_out; i++) free(r->v[i]);
+  free(r->msg);
+}
+
+static void write_f32(const char *path, const float *v, size_t n) {
+  FILE *f = fopen(path, "wb");
+  cr_assert_not_null(f, "cannot write %s", path);
+  cr_assert_eq(fwrite(v, sizeof *v, n, f), n);
+  cr_assert_eq(fclose(f), 0);
+}
+
+static tfl_run tflite(const char *model, float **inputs, const size_t *counts, size_t n_in,
+                      const char *dir) {
+  cr_assert_leq(n_in, MAX_IO);
+  char in_path[MAX_IO][1100], out_prefix[1100];
+  const char *argv[16 + 2 * MAX_IO];
+  size_t a = 0;
+  argv[a++] = node_path();
+  argv[a++] = TEXMEM_SOURCE_DIR "/tests/oracle/tflite_run.cjs";
+  argv[a++] = "--wasm";
+  argv[a++] = wasm_dir();
+  argv[a++] = "--model";
+  argv[a++] = model;
+  snprintf(out_prefix, sizeof out_prefix, "%s/out", dir);
+  argv[a++] = "--out";
+  argv[a++] = out_prefix;
+  for (size_t i = 0; i < n_in; i++) {
+    snprintf(in_path[i], sizeof in_path[i], "%s/in%zu.f32", dir, i);
+    write_f32(in_path[i], inputs[i], counts[i]);
+    argv[a++] = "--input";
+    argv[a++] = in_path[i];
+  }
+  argv[a] = NULL;
+  tfl_run r = {0};
+  char *err = NULL;
+  r.rc = tt_spawn(argv, dir, &r.msg, &err);
+  cr_assert(r.rc == 0 || r.rc == 3, "TFLite run of %s failed (exit %d): %s %s", model, r.rc, r.msg,
+            err);
+  free(err);
+  if (r.rc) return r;
+  /* "output INDEX TYPE SHAPE NAME" lines. */
+  for (char *line = r.msg; line && *line;) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    size_t idx;
+    char type[32], shape[96], name[256] = "";
+    if (sscanf(line, "output %zu %31s %95s %255[^\n]", &idx, type, shape, name) >= 3) {
+      cr_assert_eq(idx, r.n_out);
+      cr_assert_lt(idx, MAX_IO);
+      snprintf(r.shape[idx], sizeof r.shape[idx], "%s", shape);
+      snprintf(r.name[idx], sizeof r.name[idx], "%s", name);
+      char p[1200];
+      snprintf(p, sizeof p, "%s.%zu.f32", out_prefix, idx);
+      size_t len = 0;
+      char *bytes = tt_read_file(p, &len);
+      cr_assert_eq(len % 4, 0);
+      r.v[idx] = (float *)(void *)bytes; /* malloc'd: aligned for float */
+      r.count[idx] = len / 4;
+      unlink(p);
+      r.n_out++;
+    }
+    if (nl) *nl = '\n';
+    line = nl ? nl + 1 : NULL;
+  }
+  for (size_t i = 0; i < n_in; i++) unlink(in_path[i]);
+  return r;
+}
+
+/* ---- texmem ---- */
+
+/* Creates the fp32 runtime and runs it; returns the create status (OK:
+ * outputs filled). Any failure after create fails the test. */
+static texmem_status texmem_run(texmem_gl_context *ctx, const texmem_model *m, float **inputs,
+                                rt_outputs *o, texmem_error *err) {
+  texmem_runtime_desc d = {.precision = TEXMEM_PRECISION_FP32};
+  texmem_runtime *rt = NULL;
+  texmem_status st = texmem_runtime_create(ctx, m, &d, &rt, err);
+  if (st) return st;
+  size_t n_in, n_out;
+  texmem_model_inputs(m, &n_in);
+  texmem_model_outputs(m, &n_out);
+  for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(rt, i, inputs[i], &tg_err_));
+  TG_OK(texmem_runtime_run(rt, &tg_err_));
+  o->n = n_out;
+  o->v = calloc(n_out + 1, sizeof *o->v);
+  o->count = calloc(n_out + 1, sizeof *o->count);
+  cr_assert(o->v && o->count);
+  for (size_t i = 0; i < n_out; i++) {
+    o->count[i] = texmem_runtime_output_size(rt, i);
+    o->v[i] = malloc((o->count[i] + 1) * sizeof(float));
+    cr_assert_not_null(o->v[i]);
+    TG_OK(texmem_runtime_get_output(rt, i, o->v[i], &tg_err_));
+  }
+  texmem_runtime_destroy(rt);
+  return TEXMEM_STATUS_OK;
+}
+
+/* "1,2,3" -> element count. */
+static size_t shape_count(const char *s) {
+  size_t n = 1;
+  while (*s) {
+    n *= strtoul(s, (char **)&s, 10);
+    if (*s == ',') s++;
+    else break;
+  }
+  return n;
+}
+
+/* Every output within rel of its max |TFLite value|; returns the worst
+ * error relative to max |reference| over the outputs, logging each. */
+static double compare(const char *what, const texmem_model *m, const rt_outputs *o,
+                      const tfl_run *r, double rel) {
+  size_t n_out;
+  const int32_t *out = texmem_model_outputs(m, &n_out);
+  cr_assert_eq(r->n_out, n_out, "%s: TFLite has %zu outputs, texmem %zu", what, r->n_out, n_out);
+  double worst = 0.0;
+  for (size_t i = 0; i < n_out; i++) {
+    const texmem_tensor *t = texmem_model_tensor(m, (size_t)out[i]);
+    cr_assert_eq(o->count[i], r->count[i], "%s: output %zu: texmem %zu values, TFLite %zu (shape %s)",
+                 what, i, o->count[i], r->count[i], r->shape[i]);
+    cr_assert_eq(shape_count(r->shape[i]), r->count[i]);
+    double mag = 0.0, e = 0.0;
+    size_t at = 0;
+    for (size_t k = 0; k < r->count[i]; k++) {
+      double w = r->v[i][k], g = o->v[i][k];
+      cr_assert(isfinite(w) && isfinite(g), "%s: output %zu value %zu: texmem %g, TFLite %g", what,
+                i, k, g, w);
+      if (fabs(w) > mag) mag = fabs(w);
+      if (fabs(g - w) > e) {
+        e = fabs(g - w);
+        at = k;
+      }
+    }
+    double lim = rel * (mag > 1e-6 ? mag : 1e-6);
+    cr_log_info("oracle: %s output %zu \"%s\" [%s]: max |err| %.3g, max |ref| %.3g, ratio %.2g", what,
+                i, t->name, r->shape[i], e, mag, mag > 0 ? e / mag : e);
+    cr_assert(e <= lim,
+              "%s: output %zu \"%s\": value %zu is %.7g on texmem, %.7g on TFLite: error %.3g > "
+              "%g x max |ref| %.4g",
+              what, i, t->name, at, o->v[i][at], r->v[i][at], e, rel, mag);
+    double ratio = e / (mag > 1e-6 ? mag : 1e-6); /* as the limit: tiny outputs compare absolutely */
+    if (ratio > worst) worst = ratio;
+  }
+  return worst;
+}
+
+static size_t elements(const texmem_tensor *t) { return (size_t)t->b * t->h * t->w * t->c; }
+
+/* ---- real models ---- */
+
+static const char *model_cache(char *buf, size_t n) {
+  const char *env = getenv("TEXMEM_MODEL_CACHE");
+  if (env && *env) return env;
+  snprintf(buf, n, "%s/.cache/texmem/models", getenv("HOME") ? getenv("HOME") : "");
+  return buf;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
+  char cbuf[1024];
+  const char *cache = model_cache(cbuf, sizeof cbuf);
+  DIR *dp = opendir(cache);
+  cr_assert_not_null(dp, "no model cache %s: run tools/fetch_models.sh", cache);
+  char *names[256];
+  size_t n = 0;
+  for (struct dirent *e; (e = readdir(dp));) {
+    size_t len = strlen(e->d_name);
+    if (len > 7 && strcmp(e->d_name + len - 7, ".tflite") == 0 && n < 256)
+      names[n++] = strdup(e->d_name);
+  }
+  closedir(dp);
+  cr_assert_gt(n, 0, "no .tflite in %s: run tools/fetch_models.sh", cache);
+  qsort(names, n, sizeof *names, by_name);
+
+  texmem_gl_context *ctx = tg_context();
+  char *dir = make_tmpdir();
+  size_t compared = 0, custom = 0, refused = 0;
+  char summary[4096] = "";
+  for (size_t k = 0; k < n; k++) {
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", cache, names[k]);
+    texmem_model *m = NULL;
+    texmem_error err = {0};
+    /* Models with dynamic dimensions get the input shape the model list
+     * gives them (tests/models_list.h). */
+    texmem_input_shape shape = {0};
+    texmem_model_load_desc ld = {0};
+    for (size_t j = 0; j < TT_N_MODELS; j++) {
+      const char *s = tt_models[j].input_shape;
+      if (strcmp(tt_models[j].file, names[k]) != 0 || !s) continue;
+      for (shape.rank = 0; *s && shape.rank < TEXMEM_MAX_RANK; shape.rank++) {
+        shape.shape[shape.rank] = (int32_t)strtol(s, (char **)&s, 10);
+        if (*s == ',') s++;
+      }
+      ld.input_shapes = &shape;
+      ld.n_input_shapes = 1;
+    }
+    texmem_status st = texmem_model_load_tflite_desc(path, &ld, &m, &err);
+    cr_assert(st == TEXMEM_STATUS_OK || st == TEXMEM_STATUS_UNSUPPORTED_OP, "%s: %s: %s", names[k],
+              texmem_status_name(st), err.message);
+    size_t n_in = 0;
+    float **in = NULL;
+    size_t counts[MAX_IO] = {0};
+    rt_outputs o = {0};
+    texmem_error rerr = {0};
+    texmem_status rst = st;
+    if (m) {
+      in = rt_inputs(m, 7, &n_in);
+      const int32_t *ins = texmem_model_inputs(m, &n_in);
+      cr_assert_leq(n_in, MAX_IO);
+      for (size_t i = 0; i < n_in; i++) counts[i] = elements(texmem_model_tensor(m, (size_t)ins[i]));
+      rst = texmem_run(ctx, m, in, &o, &rerr);
+      cr_assert(rst == TEXMEM_STATUS_OK || rst == TEXMEM_STATUS_UNSUPPORTED_OP,
+                "%s: runtime: %s: %s", names[k], texmem_status_name(rst), rerr.message);
+    } else {
+      snprintf(rerr.message, sizeof rerr.message, "%s", err.message);
+    }
+    /* TFLite gets the same inputs (seeded ones when texmem could not read
+     * the model: it must still load or fail for a custom operator). */
+    tfl_run r = in ? tflite(path, in, counts, n_in, dir) : tflite(path, NULL, NULL, 0, dir);
+    char line[600];
+    if (r.rc == 3) {
+      cr_assert_not_null(strstr(r.msg, "custom op"),
+                         "%s: TFLite could not load it, and not for a custom operator: %s",
+                         names[k], r.msg);
+      const char *op = strstr(r.msg, "custom op: ");
+      char opname[128] = "?";
+      if (op) sscanf(op + 11, "%127[^. |]", opname);
+      snprintf(line, sizeof line, "  %s: skipped: TFLite cannot load it (custom op %s)\n",
+               names[k], opname);
+      custom++;
+    } else if (rst == TEXMEM_STATUS_UNSUPPORTED_OP) {
+      snprintf(line, sizeof line, "  %s: texmem cannot execute it yet: %s\n", names[k],
+               rerr.message);
+      refused++;
+    } else {
+      double worst = compare(names[k], m, &o, &r, MODEL_REL);
+      snprintf(line, sizeof line, "  %s: compared, worst error %.2e of max |ref|\n", names[k],
+               worst);
+      compared++;
+    }
+    strncat(summary, line, sizeof summary - strlen(summary) - 1);
+    tfl_free(&r);
+    rt_outputs_free(&o);
+    rt_free_arrays(in, n_in);
+    texmem_model_destroy(m);
+    free(names[k]);
+  }
+  cr_log_info("oracle: %zu models: %zu compared with TFLite, %zu TFLite cannot load (custom ops), "
+              "%zu texmem cannot execute yet\n%s",
+              n, compared, custom, refused, summary);
+  fprintf(stderr, "oracle summary:\n%s", summary);
+  remove_tmpdir(dir);
+  texmem_gl_context_destroy(ctx);
+  cr_assert_gt(compared, 0, "no model was compared with TFLite");
+}
+
+/* ---- single-operator models ---- */
+
+enum { VAR, WGT, I32 }; /* graph input, seeded float constant, int32 constant */
+
+typedef struct oc_tensor {
+  int kind;
+  unsigned rank;
+  int32_t shape[4];
+  int32_t ival[8]; /* I32 values */
+} oc_tensor;
+
+/* One operator: its inputs (graph inputs and constants, in operator input
+ * order) and its output shape. scale: inputs in [-scale, scale) (0 = 2). */
+typedef struct oc_case {
+  const char *name;
+  int32_t code;
+  tw_options opts;
+  size_t n_in;
+  oc_tensor in[4];
+  unsigned out_rank;
+  int32_t out[4];
+  float scale;
+} oc_case;
+
+#define IN(r, ...) {.kind = VAR, .rank = (r), .shape = {__VA_ARGS__}}
+#define W(r, ...) {.kind = WGT, .rank = (r), .shape = {__VA_ARGS__}}
+#define INTS(n, ...) {.kind = I32, .rank = 1, .shape = {n}, .ival = {__VA_ARGS__}}
+#define PADS(...) {.kind = I32, .rank = 2, .shape = {4, 2}, .ival = {__VA_ARGS__}}
+#define OUT(r, ...) .out_rank = (r), .out = {__VA_ARGS__}
+#define CASE(nm, op, o, ...) .name = (nm), .code = TW_OP_##op, .opts = (o), __VA_ARGS__
+
+/* Adding an operator's model = adding one entry here. */
+static size_t op_cases(oc_case *c) {
+  const int32_t rs3[] = {1, 12, 16}, rs2[] = {1, 96};
+  oc_case t[] = {
+      /* CONV_2D: padding (asymmetric SAME: H pad 1 = 0 before, 1 after),
+       * strides, dilations, fused activations. */
+      {CASE("conv_valid", CONV_2D, tw_conv2d_options(TW_VALID, 1, 1, TW_ACT_NONE, 1, 1),
+            .n_in = 3, .in = {IN(4, 1, 9, 11, 5), W(4, 7, 3, 3, 5), W(1, 7)}, OUT(4, 1, 7, 9, 7))},
+      {CASE("conv_same_stride2_asym_relu6", CONV_2D,
+            tw_conv2d_options(TW_SAME, 2, 2, TW_ACT_RELU6, 1, 1), .n_in = 3,
+            .in = {IN(4, 1, 10, 11, 5), W(4, 6, 3, 3, 5), W(1, 6)}, OUT(4, 1, 5, 6, 6), .scale = 4)},
+      {CASE("conv_same_2x2_stride2_asym", CONV_2D, tw_conv2d_options(TW_SAME, 2, 2, TW_ACT_NONE, 1, 1),
+            .n_in = 3, .in = {IN(4, 1, 9, 9, 4), W(4, 5, 2, 2, 4), W(1, 5)}, OUT(4, 1, 5, 5, 5))},
+      {CASE("conv_stride_1x2_relu", CONV_2D, tw_conv2d_options(TW_SAME, 2, 1, TW_ACT_RELU, 1, 1),
+            .n_in = 3, .in = {IN(4, 1, 7, 10, 3), W(4, 9, 3, 3, 3), W(1, 9)}, OUT(4, 1, 7, 5, 9))},
+      {CASE("conv_dilation_2x3_relu", CONV_2D, tw_conv2d_options(TW_SAME, 1, 1, TW_ACT_RELU, 3, 2),
+            .n_in = 3, .in = {IN(4, 1, 12, 13, 4), W(4, 5, 3, 3, 4), W(1, 5)}, OUT(4, 1, 12, 13, 5))},
+      {CASE("conv_dilation2_valid", CONV_2D, tw_conv2d_options(TW_VALID, 1, 1, TW_ACT_NONE, 2, 2),
+            .n_in = 3, .in = {IN(4, 1, 11, 12, 6), W(4, 4, 3, 3, 6), W(1, 4)}, OUT(4, 1, 7, 8, 4))},
+      {CASE("conv_1x1_relu_n1_to_1", CONV_2D,
+            tw_conv2d_options(TW_VALID, 1, 1, TW_ACT_RELU_N1_TO_1, 1, 1), .n_in = 3,
+            .in = {IN(4, 1, 6, 7, 8), W(4, 12, 1, 1, 8), W(1, 12)}, OUT(4, 1, 6, 7, 12))},
+      /* DEPTHWISE_CONV_2D: depth multiplier, stride + dilation. */
+      {CASE("depthwise_mult2_same", DEPTHWISE_CONV_2D,
+            tw_depthwise_options(TW_SAME, 1, 1, 2, TW_ACT_NONE, 1, 1), .n_in = 3,
+            .in = {IN(4, 1, 9, 10, 4), W(4, 1, 3, 3, 8), W(1, 8)}, OUT(4, 1, 9, 10, 8))},
+      {CASE("depthwise_mult3_stride2_asym_relu6", DEPTHWISE_CONV_2D,
+            tw_depthwise_options(TW_SAME, 2, 2, 3, TW_ACT_RELU6, 1, 1), .n_in = 3,
+            .in = {IN(4, 1, 10, 9, 3), W(4, 1, 3, 3, 9), W(1, 9)}, OUT(4, 1, 5, 5, 9), .scale = 4)},
+      {CASE("depthwise_dilation2_valid_relu", DEPTHWISE_CONV_2D,
+            tw_depthwise_options(TW_VALID, 1, 1, 1, TW_ACT_RELU, 2, 2), .n_in = 3,
+            .in = {IN(4, 1, 11, 12, 6), W(4, 1, 3, 3, 6), W(1, 6)}, OUT(4, 1, 7, 8, 6))},
+      /* ADD / MUL: same shape, broadcast constant [C], broadcast [1,1,1,C]
+       * and [1,H,1,C] inputs, scalar, fused activations. */
+      {CASE("add_relu", ADD, tw_add_options(TW_ACT_RELU), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), IN(4, 1, 5, 6, 7)}, OUT(4, 1, 5, 6, 7))},
+      {CASE("add_const_c", ADD, tw_add_options(TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), W(1, 7)}, OUT(4, 1, 5, 6, 7))},
+      {CASE("add_broadcast_111c_relu6", ADD, tw_add_options(TW_ACT_RELU6), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), IN(4, 1, 1, 1, 7)}, OUT(4, 1, 5, 6, 7), .scale = 5)},
+      {CASE("add_broadcast_1h1c", ADD, tw_add_options(TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 1, 5, 1, 7), IN(4, 1, 5, 6, 7)}, OUT(4, 1, 5, 6, 7))},
+      {CASE("mul", MUL, tw_mul_options(TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), IN(4, 1, 5, 6, 7)}, OUT(4, 1, 5, 6, 7))},
+      {CASE("mul_scalar_relu", MUL, tw_mul_options(TW_ACT_RELU), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), W(1, 1)}, OUT(4, 1, 5, 6, 7))},
+      {CASE("mul_broadcast_111c", MUL, tw_mul_options(TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 1, 1, 1, 6), IN(4, 1, 4, 5, 6)}, OUT(4, 1, 4, 5, 6))},
+      /* Pools: SAME-padded average (TFLite counts valid cells), max. */
+      {CASE("avg_pool_same_3x3_s2", AVERAGE_POOL_2D, tw_pool_options(TW_SAME, 2, 2, 3, 3, TW_ACT_NONE),
+            .n_in = 1, .in = {IN(4, 1, 9, 10, 5)}, OUT(4, 1, 5, 5, 5))},
+      {CASE("avg_pool_valid_2x3_relu", AVERAGE_POOL_2D,
+            tw_pool_options(TW_VALID, 1, 2, 3, 2, TW_ACT_RELU), .n_in = 1,
+            .in = {IN(4, 1, 8, 9, 6)}, OUT(4, 1, 4, 7, 6))},
+      {CASE("max_pool_valid_2x2_s2", MAX_POOL_2D, tw_pool_options(TW_VALID, 2, 2, 2, 2, TW_ACT_NONE),
+            .n_in = 1, .in = {IN(4, 1, 9, 10, 5)}, OUT(4, 1, 4, 5, 5))},
+      {CASE("max_pool_same_3x3_s1", MAX_POOL_2D, tw_pool_options(TW_SAME, 1, 1, 3, 3, TW_ACT_NONE),
+            .n_in = 1, .in = {IN(4, 1, 7, 8, 3)}, OUT(4, 1, 7, 8, 3))},
+      /* RESIZE_BILINEAR: the three coordinate rules, up and down. */
+      {CASE("resize_bilinear_up", RESIZE_BILINEAR, tw_resize_bilinear_options(false, false),
+            .n_in = 2, .in = {IN(4, 1, 5, 7, 6), INTS(2, 9, 13)}, OUT(4, 1, 9, 13, 6))},
+      {CASE("resize_bilinear_align_corners", RESIZE_BILINEAR, tw_resize_bilinear_options(true, false),
+            .n_in = 2, .in = {IN(4, 1, 5, 7, 6), INTS(2, 9, 13)}, OUT(4, 1, 9, 13, 6))},
+      {CASE("resize_bilinear_half_pixel", RESIZE_BILINEAR, tw_resize_bilinear_options(false, true),
+            .n_in = 2, .in = {IN(4, 1, 5, 7, 6), INTS(2, 9, 13)}, OUT(4, 1, 9, 13, 6))},
+      {CASE("resize_bilinear_half_pixel_down", RESIZE_BILINEAR,
+            tw_resize_bilinear_options(false, true), .n_in = 2,
+            .in = {IN(4, 1, 9, 13, 5), INTS(2, 4, 6)}, OUT(4, 1, 4, 6, 5))},
+      /* MEAN over H and W, kept and dropped. */
+      {CASE("mean_hw_keep", MEAN, tw_reducer_options(true), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), INTS(2, 1, 2)}, OUT(4, 1, 1, 1, 7))},
+      {CASE("mean_hw_drop", MEAN, tw_reducer_options(false), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 9), INTS(2, 1, 2)}, OUT(2, 1, 9))},
+      /* PAD: H/W (asymmetric) and channels. */
+      {CASE("pad_hw", PAD, tw_pad_options(), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), PADS(0, 0, 1, 2, 2, 1, 0, 0)}, OUT(4, 1, 8, 9, 7))},
+      {CASE("pad_channels", PAD, tw_pad_options(), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 7), PADS(0, 0, 0, 0, 0, 0, 1, 2)}, OUT(4, 1, 5, 6, 10))},
+      /* CONCATENATION on C (not multiples of 4), H, W, three inputs. */
+      {CASE("concat_c", CONCATENATION, tw_concatenation_options(3, TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 1, 5, 6, 3), IN(4, 1, 5, 6, 5)}, OUT(4, 1, 5, 6, 8))},
+      {CASE("concat_h", CONCATENATION, tw_concatenation_options(1, TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 1, 3, 6, 4), IN(4, 1, 5, 6, 4)}, OUT(4, 1, 8, 6, 4))},
+      {CASE("concat_w_3_inputs", CONCATENATION, tw_concatenation_options(-2, TW_ACT_NONE),
+            .n_in = 3, .in = {IN(4, 1, 4, 2, 6), IN(4, 1, 4, 3, 6), IN(4, 1, 4, 1, 6)},
+            OUT(4, 1, 4, 6, 6))},
+      /* RESHAPE: shape from the constant input and from options. */
+      {CASE("reshape_to_rank3", RESHAPE, tw_reshape_options(3, rs3), .n_in = 2,
+            .in = {IN(4, 1, 4, 6, 8), INTS(3, 1, 12, 16)}, OUT(3, 1, 12, 16))},
+      {CASE("reshape_options_only", RESHAPE, tw_reshape_options(2, rs2), .n_in = 1,
+            .in = {IN(4, 1, 4, 6, 4)}, OUT(2, 1, 96))},
+      /* FULLY_CONNECTED with bias and fused activation. */
+      {CASE("fully_connected_relu", FULLY_CONNECTED, tw_fully_connected_options(TW_ACT_RELU, false),
+            .n_in = 3, .in = {IN(2, 1, 12), W(2, 5, 12), W(1, 5)}, OUT(2, 1, 5))},
+      {CASE("fully_connected", FULLY_CONNECTED, tw_fully_connected_options(TW_ACT_NONE, false),
+            .n_in = 3, .in = {IN(2, 1, 37), W(2, 10, 37), W(1, 10)}, OUT(2, 1, 10))},
+      {CASE("depth_to_space_2", DEPTH_TO_SPACE, tw_depth_to_space_options(2), .n_in = 1,
+            .in = {IN(4, 1, 4, 5, 12)}, OUT(4, 1, 8, 10, 3))},
+      /* Element-wise activations (inputs past 6 for RELU6). */
+      {CASE("logistic", LOGISTIC, (tw_options){0}, .n_in = 1, .in = {IN(4, 1, 5, 6, 7)},
+            OUT(4, 1, 5, 6, 7), .scale = 8)},
+      {CASE("hard_swish", HARD_SWISH, tw_hard_swish_options(), .n_in = 1, .in = {IN(4, 1, 5, 6, 7)},
+            OUT(4, 1, 5, 6, 7), .scale = 5)},
+      {CASE("relu", RELU, (tw_options){0}, .n_in = 1, .in = {IN(4, 1, 5, 6, 7)}, OUT(4, 1, 5, 6, 7))},
+      {CASE("relu6", RELU6, (tw_options){0}, .n_in = 1, .in = {IN(4, 1, 5, 6, 7)},
+            OUT(4, 1, 5, 6, 7), .scale = 9)},
+      /* Batch 2: compared when the runtime runs batch > 1; until then it
+       * must refuse them with UNSUPPORTED naming the batch. */
+      {CASE("batch2_conv_same_relu", CONV_2D, tw_conv2d_options(TW_SAME, 1, 1, TW_ACT_RELU, 1, 1),
+            .n_in = 3, .in = {IN(4, 2, 6, 7, 3), W(4, 4, 3, 3, 3), W(1, 4)}, OUT(4, 2, 6, 7, 4))},
+      {CASE("batch2_depthwise_mult2", DEPTHWISE_CONV_2D,
+            tw_depthwise_options(TW_SAME, 2, 2, 2, TW_ACT_NONE, 1, 1), .n_in = 3,
+            .in = {IN(4, 2, 7, 8, 3), W(4, 1, 3, 3, 6), W(1, 6)}, OUT(4, 2, 4, 4, 6))},
+      {CASE("batch2_add_broadcast", ADD, tw_add_options(TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 2, 5, 6, 7), W(1, 7)}, OUT(4, 2, 5, 6, 7))},
+      {CASE("batch2_avg_pool_same", AVERAGE_POOL_2D,
+            tw_pool_options(TW_SAME, 2, 2, 3, 3, TW_ACT_NONE), .n_in = 1,
+            .in = {IN(4, 2, 7, 8, 5)}, OUT(4, 2, 4, 4, 5))},
+      {CASE("batch2_resize_bilinear_half_pixel", RESIZE_BILINEAR,
+            tw_resize_bilinear_options(false, true), .n_in = 2,
+            .in = {IN(4, 2, 4, 5, 3), INTS(2, 7, 9)}, OUT(4, 2, 7, 9, 3))},
+      {CASE("batch2_concat_c", CONCATENATION, tw_concatenation_options(3, TW_ACT_NONE), .n_in = 2,
+            .in = {IN(4, 2, 3, 4, 3), IN(4, 2, 3, 4, 6)}, OUT(4, 2, 3, 4, 9))},
+      {CASE("batch2_fully_connected", FULLY_CONNECTED, tw_fully_connected_options(TW_ACT_NONE, false),
+            .n_in = 3, .in = {IN(2, 2, 12), W(2, 5, 12), W(1, 5)}, OUT(2, 2, 5))},
+  };
+  size_t n = sizeof t / sizeof t[0];
+  if (c) memcpy(c, t, sizeof t);
+  return n;
+}
+
+static bool batched(const oc_case *c) {
+  for (size_t i = 0; i < c->n_in; i++)
+    if (c->in[i].kind == VAR && c->in[i].rank >= 2 && c->in[i].shape[0] > 1) return true;
+  return false;
+}
+
+/* The one-operator model of a case: tensors = inputs in order, then the
+ * output; constants get seeded data. */
+static void write_case(const oc_case *c, const char *path, uint64_t seed) {
+  tw_tensor t[5];
+  float *data[4] = {0};
+  int32_t graph_in[4], op_in[4], out = (int32_t)c->n_in;
+  size_t n_graph_in = 0;
+  uint64_t s = seed;
+  memset(t, 0, sizeof t);
+  for (size_t i = 0; i < c->n_in; i++) {
+    const oc_tensor *x = &c->in[i];
+    tw_tensor *y = &t[i];
+    y->rank = x->rank;
+    memcpy(y->shape, x->shape, sizeof x->shape);
+    op_in[i] = (int32_t)i;
+    size_t cnt = 1;
+    for (unsigned d = 0; d < x->rank; d++) cnt *= (size_t)x->shape[d];
+    if (x->kind == VAR) {
+      y->name = "input";
+      y->type = TW_FLOAT32;
+      graph_in[n_graph_in++] = (int32_t)i;
+    } else if (x->kind == WGT) {
+      y->name = "weights";
+      y->type = TW_FLOAT32;
+      data[i] = malloc(cnt * sizeof(float));
+      cr_assert_not_null(data[i]);
+      for (size_t k = 0; k < cnt; k++)
+        data[i][k] = (float)((double)(tt_rand(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+      y->data = data[i];
+      y->data_size = cnt * sizeof(float);
+    } else {
+      y->name = "params";
+      y->type = TW_INT32;
+      y->data = x->ival;
+      y->data_size = cnt * sizeof(int32_t);
+    }
+  }
+  t[out].name = "output";
+  t[out].type = TW_FLOAT32;
+  t[out].rank = c->out_rank;
+  memcpy(t[out].shape, c->out, sizeof c->out);
+  tw_operator op = {.code = c->code, .n_inputs = c->n_in, .inputs = op_in, .n_outputs = 1,
+                    .outputs = &out, .options = c->opts};
+  tw_subgraph g = {.name = c->name, .n_tensors = c->n_in + 1, .tensors = t, .n_inputs = n_graph_in,
+                   .inputs = graph_in, .n_outputs = 1, .outputs = &out, .n_operators = 1,
+                   .operators = &op};
+  tw_model m = {.description = c->name, .n_subgraphs = 1, .subgraphs = &g};
+  texmem_error err = {0};
+  texmem_status st = tw_write_file(&m, path, &err);
+  cr_assert_eq(st, TEXMEM_STATUS_OK, "%s: %s", c->name, err.message);
+  for (size_t i = 0; i < 4; i++) free(data[i]);
+}
+
+Test(oracle, single_ops, .timeout = 560, .fini = cleanup) {
+  size_t n = op_cases(NULL);
+  oc_case *cases = calloc(n, sizeof *cases);
+  cr_assert_not_null(cases);
+  op_cases(cases);
+  texmem_gl_context *ctx = tg_context();
+  char *dir = make_tmpdir();
+  size_t compared = 0, batch_refused = 0;
+  double worst = 0.0;
+  const char *worst_case = "";
+  for (size_t k = 0; k < n; k++) {
+    const oc_case *c = &cases[k];
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s.tflite", dir, c->name);
+    write_case(c, path, 1000 + k);
+    texmem_model *m = NULL;
+    TG_OK(texmem_model_load_tflite(path, &m, &tg_err_));
+    /* Inputs in [-scale, scale). */
+    size_t n_in = 0;
+    float **in = rt_inputs(m, 11 + k, &n_in);
+    const int32_t *ins = texmem_model_inputs(m, &n_in);
+    size_t counts[MAX_IO] = {0};
+    float sc = (c->scale > 0 ? c->scale : 2.0f) / 2.0f;
+    for (size_t i = 0; i < n_in; i++) {
+      counts[i] = elements(texmem_model_tensor(m, (size_t)ins[i]));
+      for (size_t j = 0; j < counts[i]; j++) in[i][j] *= sc;
+    }
+    tfl_run r = tflite(path, in, counts, n_in, dir);
+    cr_assert_eq(r.rc, 0, "%s: TFLite cannot load the writer's model: %s", c->name, r.msg);
+    /* TFLite computes the output shape itself: it must match the table. */
+    char want[96] = "";
+    for (unsigned d = 0; d < c->out_rank; d++)
+      snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", d ? "," : "", c->out[d]);
+    cr_assert_str_eq(r.shape[0], want, "%s: TFLite output shape %s, table says %s", c->name,
+                     r.shape[0], want);
+    rt_outputs o = {0};
+    texmem_error err = {0};
+    texmem_status st = texmem_run(ctx, m, in, &o, &err);
+    if (st != TEXMEM_STATUS_OK && batched(c)) {
+      cr_assert_eq(st, TEXMEM_STATUS_UNSUPPORTED, "%s: %s: %s", c->name, texmem_status_name(st),
+                   err.message);
+      cr_assert_not_null(strstr(err.message, "batch"), "%s: %s", c->name, err.message);
+      cr_log_info("oracle: %s: the runtime refuses batch 2 (%s)", c->name, err.message);
+      batch_refused++;
+    } else {
+      cr_assert_eq(st, TEXMEM_STATUS_OK, "%s: %s: %s", c->name, texmem_status_name(st), err.message);
+      double e = compare(c->name, m, &o, &r, OP_REL);
+      if (e >= worst) {
+        worst = e;
+        worst_case = c->name;
+      }
+      compared++;
+    }
+    unlink(path);
+    tfl_free(&r);
+    rt_outputs_free(&o);
+    rt_free_arrays(in, n_in);
+    texmem_model_destroy(m);
+  }
+  cr_log_info("oracle: %zu single-operator models: %zu compared with TFLite (worst error %.2e of "
+              "max |ref|, %s), %zu batch-2 models refused by the runtime",
+              n, compared, worst, worst_case, batch_refused);
+  fprintf(stderr, "oracle single ops: %zu compared, worst %.2e (%s), %zu batch-2 refused\n", compared,
+          worst, worst_case, batch_refused);
+  remove_tmpdir(dir);
+  texmem_gl_context_destroy(ctx);
+  free(cases);
+}
+
+/* The writer's int8 tensors, quantization parameters and second subgraph
+ * as TFLite reads them: float -> QUANTIZE (int8, scale 0.05, zero point
+ * -3) -> DEQUANTIZE -> float must give exactly the quantization computed
+ * here, saturation included. texmem does not execute quantized operators:
+ * it must refuse the model with UNSUPPORTED_OP (reader or runtime). */
+Test(oracle, writer_int8_quantization, .fini = cleanup) {
+  float scale = 0.05f;
+  int64_t zp = -3;
+  tw_quant q = {1, &scale, &zp, 0};
+  tw_tensor t0[] = {TW_TENSOR("x", TW_FLOAT32, 4, 1, 4, 5, 6),
+                    {.name = "q", .type = TW_INT8, .rank = 4, .shape = {1, 4, 5, 6}, .quant = &q},
+                    TW_TENSOR("y", TW_FLOAT32, 4, 1, 4, 5, 6)};
+  int32_t x[] = {0}, qi[] = {1}, y[] = {2};
+  tw_operator ops0[] = {
+      {.code = TW_OP_QUANTIZE, .n_inputs = 1, .inputs = x, .n_outputs = 1, .outputs = qi},
+      {.code = TW_OP_DEQUANTIZE, .n_inputs = 1, .inputs = qi, .n_outputs = 1, .outputs = y}};
+  tw_tensor t1[] = {TW_TENSOR("a", TW_FLOAT32, 1, 3), TW_TENSOR("b", TW_FLOAT32, 1, 3)};
+  int32_t a[] = {0}, b[] = {1};
+  tw_operator ops1[] = {{.code = TW_OP_RELU, .n_inputs = 1, .inputs = a, .n_outputs = 1, .outputs = b}};
+  tw_subgraph g[] = {{"main", 3, t0, 1, x, 1, y, 2, ops0}, {"unused", 2, t1, 1, a, 1, b, 1, ops1}};
+  tw_model tm = {"int8 quantization", 2, g};
+  char *dir = make_tmpdir();
+  char path[1200];
+  snprintf(path, sizeof path, "%s/int8.tflite", dir);
+  TG_OK(tw_write_file(&tm, path, &tg_err_));
+
+  texmem_model *m = NULL;
+  texmem_error err = {0};
+  texmem_status st = texmem_model_load_tflite(path, &m, &err);
+  if (st == TEXMEM_STATUS_OK) {
+    texmem_gl_context *ctx = tg_context();
+    texmem_runtime *rt = NULL;
+    texmem_runtime_desc d = {.precision = TEXMEM_PRECISION_FP32};
+    st = texmem_runtime_create(ctx, m, &d, &rt, &err);
+    texmem_runtime_destroy(rt);
+    texmem_gl_context_destroy(ctx);
+  }
+  cr_assert_eq(st, TEXMEM_STATUS_UNSUPPORTED_OP, "texmem: %s: %s", texmem_status_name(st),
+               err.message);
+  texmem_model_destroy(m);
+
+  size_t n = 4 * 5 * 6;
+  float in[4 * 5 * 6];
+  uint64_t s = 99;
+  for (size_t i = 0; i < n; i++)
+    in[i] = (float)((double)(tt_rand(&s) >> 11) / 9007199254740992.0 * 16.0 - 8.0);
+  float *inputs[] = {in};
+  tfl_run r = tflite(path, inputs, &n, 1, dir);
+  cr_assert_eq(r.rc, 0, "TFLite cannot load the writer's int8 model: %s", r.msg);
+  cr_assert_eq(r.n_out, 1);
+  cr_assert_eq(r.count[0], n);
+  size_t saturated = 0;
+  for (size_t i = 0; i < n; i++) {
+    double v = (double)in[i] / scale, rv = round(v) + (double)zp;
+    if (rv < -128 || rv > 127) saturated++;
+    rv = rv < -128 ? -128 : rv > 127 ? 127 : rv;
+    double want = (rv - (double)zp) * scale, got = r.v[0][i];
+    /* A value half-way between two steps may round either way. */
+    bool tie = fabs(fabs(v - floor(v)) - 0.5) < 1e-3;
+    cr_assert(fabs(got - want) <= (tie ? scale * 1.001 : 1e-5),
+              "value %zu: input %.7g, TFLite %.7g, expected %.7g", i, in[i], got, want);
+  }
+  cr_assert_gt(saturated, 0, "the inputs should reach int8 saturation");
+  tfl_free(&r);
+  unlink(path);
+  remove_tmpdir(dir);
+}
