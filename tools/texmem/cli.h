@@ -10,6 +10,7 @@ int texmem_cmd_plan(int argc, char **argv);
 int texmem_cmd_info(int argc, char **argv);
 int texmem_cmd_records(int argc, char **argv);
 int texmem_cmd_bench(int argc, char **argv);
+int texmem_cmd_tflm(int argc, char **argv);
 
 /* After a loader returned TEXMEM_STATUS_IO for path: the system's reason
  * (strerror text, static storage), found by opening and reading it again. */
