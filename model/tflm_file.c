@@ -15,7 +15,7 @@
 #define MAX_ELEMENTS (1ull << 40)
 #define MAX_RANK 16
 
-enum { T_SHAPE = 0, T_TYPE = 1, T_BUFFER = 2, T_NAME = 3, T_QUANT = 4, T_VARIABLE = 5 };
+enum { T_SHAPE = 0, T_TYPE = 1, T_BUFFER = 2, T_NAME = 3, T_QUANT = 4, T_VARIABLE = 5, T_SPARSITY = 6 };
 enum { Q_SCALE = 2, Q_ZERO_POINT = 3, Q_DIM = 6 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { OP_INPUTS = 1, OP_OUTPUTS = 2, OP_LARGE_CUSTOM_OFFSET = 9 };
@@ -195,9 +195,10 @@ static texmem_status read_tensor(rd *r, const texmem__fb_vec *tv, uint32_t s, ui
   mt->buffer = buf;
   mt->constant = r->f->buf_size[buf] > 0;
   mt->variable = var != 0;
-  if (mt->constant && es && r->f->buf_size[buf] != mt->bytes)
-    /* TFLM reads constants in place; sparse tensors are not supported by
-     * it, so a size mismatch is a broken file. */
+  if (mt->constant && es && r->f->buf_size[buf] != mt->bytes && !texmem__fb_has(&t, T_SPARSITY))
+    /* TFLM reads dense constants in place, so a size mismatch is a broken
+     * file (sparse ones hold fewer values: TFLM cannot run them, but they
+     * are never planned). */
     return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
                         "subgraph %u tensor %u ('%s'): buffer %u holds %zu bytes, shape needs %llu", s, i, copy,
                         buf, r->f->buf_size[buf], (unsigned long long)mt->bytes);
