@@ -21,6 +21,9 @@ enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3 };
 enum { OP_INPUTS = 1, OP_OUTPUTS = 2, OP_LARGE_CUSTOM_OFFSET = 9 };
 enum { BUF_DATA = 0, BUF_OFFSET = 1, BUF_SIZE = 2 };
 
+/* The name of a tensor before its own copy is made (never freed). */
+static const char no_name[] = "";
+
 typedef struct rd {
   texmem_tflm *f;
   texmem__fb fb;
@@ -150,7 +153,7 @@ static texmem_status read_tensor(rd *r, const texmem__fb_vec *tv, uint32_t s, ui
   const char *name;
   size_t name_len;
   texmem_tflm_tensor *mt = &r->f->tensors[g];
-  mt->name = "";
+  mt->name = no_name;
   mt->subgraph = s;
   mt->index = i;
   FB(texmem__fb_vec_table(tv, i, &t), "subgraph %u tensor %u", s, i);
@@ -381,7 +384,7 @@ void texmem_tflm_destroy(texmem_tflm *f) {
   if (!f) return;
   for (size_t i = 0; i < f->n_tensors; i++) {
     texmem_tflm_tensor *t = &f->tensors[i];
-    if (t->name && t->name[0]) free((void *)t->name);
+    if (t->name != no_name) free((void *)t->name);
     free((void *)t->shape);
     free((void *)t->scale);
     free((void *)t->zero_point);

@@ -53,6 +53,16 @@ static texmem_status read_root(const texmem_tflm *f, old_root *r, texmem_error *
                           "model root field %u is newer than the schema texmem knows (8 fields): not rewritten", id);
     r->has[id] = true;
     if (id == TFLM_MODEL_VERSION) continue;
+    /* Fields the reader does not use are checked here before the new root
+     * points at them: vectors (codes, subgraphs, buffers, metadata...) and
+     * the description string must lie in the file. */
+    texmem__fb_vec v;
+    const char *sv;
+    size_t slen;
+    texmem__fb_err e = id == TFLM_MODEL_DESCRIPTION ? texmem__fb_string(&root, id, &sv, &slen)
+                                                    : texmem__fb_vec_field(&root, id, 4, &v);
+    if (e)
+      return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "model root field %u: %s", id, texmem__fb_strerror(e));
     uint16_t off = texmem__fb_u16(f->file + root.vt + 4 + 2 * id);
     size_t at = root.pos + off;
     r->target[id] = at + texmem__fb_u32(f->file + at);

@@ -472,3 +472,58 @@ Test(tflm, truncated_files_fail_cleanly) {
   }
   free(data);
 }
+
+/* Random byte flips: reading, planning, checking and writing either work
+ * or fail with a status, never crash (ASan/valgrind watch the rest). */
+Test(tflm, random_flips_never_crash) {
+  int32_t w[3 + 6] = {0, 1, 6, 0, -1, 0, -1, 0, 0};
+  tw_metadata m = {TEXMEM_TFLM_PLAN_NAME, w, sizeof w, -1};
+  uint8_t *data = NULL;
+  size_t size = 0;
+  cr_assert_eq(tm_build(TM_TINY_INT8, &m, 1, &data, &size, NULL), TEXMEM_STATUS_OK);
+  uint8_t *copy = malloc(size);
+  uint64_t state = 7;
+  size_t read_ok = 0, written = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    memcpy(copy, data, size);
+    for (int k = 0; k < 1 + iter % 4; k++) copy[tt_rand(&state) % size] ^= (uint8_t)(1 + tt_rand(&state) % 255);
+    texmem_tflm *f = NULL;
+    if (texmem_tflm_read(copy, size, &f, NULL) != TEXMEM_STATUS_OK) continue;
+    read_ok++;
+    texmem_record *rec = NULL;
+    int32_t *of = NULL;
+    size_t n = 0;
+    if (texmem_tflm_records(f, &rec, &n, &of, NULL) == TEXMEM_STATUS_OK) {
+      size_t nt = texmem_tflm_tensor_count(f);
+      int32_t *off = malloc((nt + 1) * sizeof *off);
+      for (size_t i = 0; i < nt; i++) off[i] = -1;
+      texmem_plan *p = NULL;
+      texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = TEXMEM_STRATEGY_GREEDY_BY_SIZE,
+                            .alignment = 16};
+      if (texmem_plan_create(rec, n, 1, &d, &p, NULL) == TEXMEM_STATUS_OK && texmem_plan_total(p) < INT32_MAX) {
+        for (size_t k = 0; k < n; k++) off[of[k]] = (int32_t)texmem_plan_tensor_offset(p, k);
+        uint8_t *out = NULL;
+        size_t out_size = 0;
+        if (texmem_tflm_write_plan(f, off, nt, &out, &out_size, NULL) == TEXMEM_STATUS_OK) written++;
+        free(out);
+      }
+      texmem_plan_destroy(p);
+      free(off);
+    }
+    texmem_tflm_plan_info info;
+    if (texmem_tflm_offline_plan(f, &info, NULL) == TEXMEM_STATUS_OK && info.present) {
+      texmem_tflm_issue *is = NULL;
+      size_t n_is = 0;
+      texmem_tflm_check(f, info.offsets, info.n, &is, &n_is, 0, NULL, NULL);
+      free(is);
+    }
+    free(info.offsets);
+    free(rec);
+    free(of);
+    texmem_tflm_destroy(f);
+  }
+  cr_assert_gt(read_ok, 0);
+  cr_assert_gt(written, 0);
+  free(copy);
+  free(data);
+}
