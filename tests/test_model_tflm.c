@@ -484,7 +484,7 @@ Test(tflm, random_flips_never_crash) {
   uint8_t *copy = malloc(size);
   uint64_t state = 7;
   size_t read_ok = 0, written = 0;
-  for (int iter = 0; iter < 3000; iter++) {
+  for (int iter = 0; iter < 1000; iter++) {
     memcpy(copy, data, size);
     for (int k = 0; k < 1 + iter % 4; k++) copy[tt_rand(&state) % size] ^= (uint8_t)(1 + tt_rand(&state) % 255);
     texmem_tflm *f = NULL;
@@ -526,4 +526,26 @@ Test(tflm, random_flips_never_crash) {
   cr_assert_gt(written, 0);
   free(copy);
   free(data);
+}
+
+/* tflm_greedy gives valid plans (tt_plan runs the validator) on random
+ * records, with and without alignment, never below max_live. */
+Test(tflm, tflm_greedy_valid_on_random_records) {
+  uint64_t state = 11;
+  for (int iter = 0; iter < 200; iter++) {
+    size_t n = 1 + tt_rand(&state) % 60;
+    texmem_record *r = calloc(n, sizeof *r);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t a = tt_rand(&state) % 40, len = tt_rand(&state) % 8;
+      r[i] = (texmem_record){i, {1 + tt_rand(&state) % 1000, 1, 1}, a, a + len};
+    }
+    texmem_bounds b;
+    cr_assert_eq(texmem_lower_bounds(r, n, 1, &b, NULL), TEXMEM_STATUS_OK);
+    uint64_t align = iter % 2 ? 16 : 1;
+    uint64_t t = tt_plan_total(r, n, 1, (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
+                                                           .strategy = TEXMEM_STRATEGY_TFLM_GREEDY,
+                                                           .alignment = align});
+    cr_assert_geq(t, b.max_live);
+    free(r);
+  }
 }
