@@ -70,9 +70,9 @@ Test(tflm, reads_every_subgraph_variables_and_quantization) {
   texmem_tflm *f = build(TM_TWO_SUBGRAPHS_INT8, NULL, 0);
   cr_assert_eq(texmem_tflm_subgraph_count(f), 2);
   size_t nt = texmem_tflm_tensor_count(f);
-  /* main: input, w, a, w, b, output = 6; body: input, w, c, w, output = 5 */
-  cr_assert_eq(nt, 11, "tensors %zu", nt);
-  const texmem_tflm_tensor *t = texmem_tflm_get_tensor(f, 6);
+  /* main: input, (w, bias, a), (w, bias, b), output = 8; body: input, (w, bias, c), (w, bias, output) = 7 */
+  cr_assert_eq(nt, 15, "tensors %zu", nt);
+  const texmem_tflm_tensor *t = texmem_tflm_get_tensor(f, 8);
   cr_assert_str_eq(t->name, "body/input");
   cr_assert_eq(t->subgraph, 1);
   cr_assert_eq(t->index, 0);
@@ -101,7 +101,8 @@ Test(tflm, reads_every_subgraph_variables_and_quantization) {
   texmem_tflm_destroy(NULL);
 }
 
-/* tiny_int8: input(0) -> conv a(2) -> conv b(4) -> add(input, b) = output(5). */
+/* tiny_int8: input(0) -> conv a(3) -> conv b(6) -> add(input, b) = output(7);
+ * 1, 2, 4, 5 are weights and biases. */
 Test(tflm, lifetimes_follow_tflm_scopes) {
   texmem_tflm *f = build(TM_TINY_INT8, NULL, 0);
   texmem_record *rec = NULL;
@@ -110,7 +111,7 @@ Test(tflm, lifetimes_follow_tflm_scopes) {
   cr_assert_eq(texmem_tflm_records(f, &rec, &n, &of, NULL), TEXMEM_STATUS_OK);
   cr_assert_eq(n, 4);
   /* tensor, first, last, bytes (int8 4x4xC, rounded to 16) */
-  static const uint64_t want[4][4] = {{0, 0, 3, 64}, {2, 1, 2, 128}, {4, 2, 3, 64}, {5, 3, 3, 64}};
+  static const uint64_t want[4][4] = {{0, 0, 3, 64}, {3, 1, 2, 128}, {6, 2, 3, 64}, {7, 3, 3, 64}};
   for (size_t k = 0; k < n; k++) {
     cr_assert_eq((uint64_t)of[k], want[k][0], "record %zu is tensor %d", k, of[k]);
     cr_assert_eq(rec[k].id, want[k][0]);
@@ -257,20 +258,20 @@ Test(tflm, round_trip_every_model) {
 Test(tflm, n_covers_all_subgraphs) {
   texmem_tflm *f = build(TM_TWO_SUBGRAPHS_INT8, NULL, 0);
   int32_t *off = exact_offsets(f, NULL, NULL);
-  for (size_t i = 6; i < 11; i++) cr_assert_eq(off[i], -1);
+  for (size_t i = 8; i < 15; i++) cr_assert_eq(off[i], -1);
   uint8_t *data;
   size_t size;
   texmem_tflm *g = write_plan(f, off, &data, &size);
   texmem_tflm_plan_info info;
   cr_assert_eq(texmem_tflm_offline_plan(g, &info, NULL), TEXMEM_STATUS_OK);
-  cr_assert_eq(info.n, 11);
+  cr_assert_eq(info.n, 15);
   cr_assert_eq(info.subgraphs, 2);
   /* A plan of subgraph 0's tensors only is refused. */
   texmem_error err = {0};
   uint8_t *bad = NULL;
   size_t bad_size = 0;
-  cr_assert_eq(texmem_tflm_write_plan(f, off, 6, &bad, &bad_size, &err), TEXMEM_STATUS_INVALID_PLAN);
-  cr_assert(strstr(err.message, "6 offsets") && strstr(err.message, "11 tensors"), "%s", err.message);
+  cr_assert_eq(texmem_tflm_write_plan(f, off, 8, &bad, &bad_size, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert(strstr(err.message, "8 offsets") && strstr(err.message, "15 tensors"), "%s", err.message);
   cr_assert_null(bad);
   free(info.offsets);
   free(data);
@@ -281,7 +282,7 @@ Test(tflm, n_covers_all_subgraphs) {
 
 /* An existing plan is replaced, never duplicated; other metadata stays. */
 Test(tflm, existing_plan_is_replaced) {
-  int32_t old_words[3 + 6] = {0, 1, 6, 0, -1, 0, -1, 0, 0};
+  int32_t old_words[3 + 8] = {0, 1, 8, 0, -1, -1, 0, -1, -1, 0, 0};
   static const char note[] = "min_runtime_version 1.5";
   tw_metadata meta[] = {{"min_runtime_version", note, sizeof note, -1},
                         {TEXMEM_TFLM_PLAN_NAME, old_words, sizeof old_words, -1},
@@ -305,7 +306,7 @@ Test(tflm, existing_plan_is_replaced) {
   cr_assert_eq(texmem_tflm_buffer_count(g), buffers);
   texmem_tflm_plan_info info;
   cr_assert_eq(texmem_tflm_offline_plan(g, &info, NULL), TEXMEM_STATUS_OK);
-  cr_assert_arr_eq(info.offsets, off, 6 * sizeof *off);
+  cr_assert_arr_eq(info.offsets, off, 8 * sizeof *off);
   free(info.offsets);
   /* Written again: still one entry, no new buffer. */
   uint8_t *data2;
@@ -324,7 +325,7 @@ Test(tflm, existing_plan_is_replaced) {
 
 /* Two plan entries (TFLM takes the last): both go, one is written. */
 Test(tflm, duplicate_plans_collapse_to_one) {
-  int32_t w1[3 + 6] = {0, 1, 6, -1, -1, -1, -1, -1, -1};
+  int32_t w1[3 + 8] = {0, 1, 8, -1, -1, -1, -1, -1, -1, -1, -1};
   tw_metadata meta[] = {{TEXMEM_TFLM_PLAN_NAME, w1, sizeof w1, -1}, {TEXMEM_TFLM_PLAN_NAME, w1, sizeof w1, -1}};
   texmem_tflm *f = build(TM_TINY_INT8, meta, 2);
   texmem_tflm_plan_info info;
@@ -348,8 +349,8 @@ static size_t count_kind(const texmem_tflm_issue *is, size_t n, texmem_tflm_issu
   return c;
 }
 
-/* Every problem --check reports, on the tiny model (tensors 0, 2, 4, 5
- * planned; 0 live with all the others, 2 with 4). */
+/* Every problem --check reports, on the tiny model (tensors 0, 3, 6, 7
+ * planned; 0 live with all the others, 3 with 6, 6 with 7). */
 Test(tflm, check_reports_every_problem) {
   texmem_tflm *f = build(TM_TINY_INT8, NULL, 0);
   texmem_tflm_issue *is = NULL;
@@ -362,34 +363,34 @@ Test(tflm, check_reports_every_problem) {
   cr_assert(strstr(is[0].message, "5 offsets"), "%s", is[0].message);
   free(is);
 
-  int32_t off[6] = {-16, -1, 8, -1, 0, 0x7ffffff0};
-  cr_assert_eq(texmem_tflm_check(f, off, 6, &is, &n, 0, &arena, NULL), TEXMEM_STATUS_OK);
+  int32_t off[8] = {-16, -1, -1, 8, -1, -1, 0, 0x7ffffff0};
+  cr_assert_eq(texmem_tflm_check(f, off, 8, &is, &n, 0, &arena, NULL), TEXMEM_STATUS_OK);
   cr_assert_eq(count_kind(is, n, TEXMEM_TFLM_ISSUE_NEGATIVE), 1);
   cr_assert_eq(count_kind(is, n, TEXMEM_TFLM_ISSUE_MISALIGNED), 1);
   cr_assert_eq(count_kind(is, n, TEXMEM_TFLM_ISSUE_TOO_FAR), 1);
   cr_assert_eq(n, 3);
   free(is);
 
-  /* 2 (bytes 64..191, scopes 1..2) and 4 (64..127, 2..3) overlap while
-   * live; 5 (128..191, scope 3) shares bytes with 2 but not its scopes. */
-  int32_t overlap[6] = {0, -1, 64, -1, 64, 128};
-  cr_assert_eq(texmem_tflm_check(f, overlap, 6, &is, &n, 0, &arena, NULL), TEXMEM_STATUS_OK);
+  /* 3 (bytes 64..191, scopes 1..2) and 6 (64..127, 2..3) overlap while
+   * live; 7 (128..191, scope 3) shares bytes with 3 but not its scopes. */
+  int32_t overlap[8] = {0, -1, -1, 64, -1, -1, 64, 128};
+  cr_assert_eq(texmem_tflm_check(f, overlap, 8, &is, &n, 0, &arena, NULL), TEXMEM_STATUS_OK);
   cr_assert_eq(n, 1);
   cr_assert_eq(is[0].kind, TEXMEM_TFLM_ISSUE_OVERLAP);
-  cr_assert_eq(is[0].tensor, 2);
-  cr_assert_eq(is[0].other, 4);
+  cr_assert_eq(is[0].tensor, 3);
+  cr_assert_eq(is[0].other, 6);
   cr_assert_eq(arena, 192);
   free(is);
   /* Offsets of constants are ignored by TFLM, so not checked. */
-  int32_t consts[6] = {0, 0, 64, 0, 192, 128};
-  cr_assert_eq(texmem_tflm_check(f, consts, 6, &is, &n, 0, &arena, NULL), TEXMEM_STATUS_OK);
+  int32_t consts[8] = {0, 0, 0, 64, 0, 0, 192, 128};
+  cr_assert_eq(texmem_tflm_check(f, consts, 8, &is, &n, 0, &arena, NULL), TEXMEM_STATUS_OK);
   cr_assert_eq(n, 0, "%s", n ? is[0].message : "");
   free(is);
   /* The writer refuses a plan with problems. */
   texmem_error err = {0};
   uint8_t *data = NULL;
   size_t size = 0;
-  cr_assert_eq(texmem_tflm_write_plan(f, overlap, 6, &data, &size, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert_eq(texmem_tflm_write_plan(f, overlap, 8, &data, &size, &err), TEXMEM_STATUS_INVALID_PLAN);
   cr_assert(strstr(err.message, "overlap"), "%s", err.message);
   texmem_tflm_destroy(f);
 }
@@ -438,7 +439,7 @@ Test(tflm, hostile_plan_metadata) {
   free(info.offsets);
   texmem_tflm_destroy(f);
 
-  int32_t far[3 + 6] = {0, 1, 6, 0x7fffffe0, -1, 0, -1, 0, 0};
+  int32_t far[3 + 8] = {0, 1, 8, 0x7fffffe0, -1, -1, -1, -1, -1, -1, -1};
   tw_metadata fr = {TEXMEM_TFLM_PLAN_NAME, far, sizeof far, -1};
   f = build(TM_TINY_INT8, &fr, 1);
   cr_assert_eq(texmem_tflm_offline_plan(f, &info, &err), TEXMEM_STATUS_OK);
@@ -451,7 +452,7 @@ Test(tflm, hostile_plan_metadata) {
 
 /* Every truncation of a model with a plan fails cleanly or reads. */
 Test(tflm, truncated_files_fail_cleanly) {
-  int32_t w[3 + 6] = {0, 1, 6, 0, -1, 0, -1, 0, 0};
+  int32_t w[3 + 8] = {0, 1, 8, 0, -1, -1, 64, -1, -1, 128, 0};
   tw_metadata m = {TEXMEM_TFLM_PLAN_NAME, w, sizeof w, -1};
   uint8_t *data = NULL;
   size_t size = 0;
@@ -476,7 +477,7 @@ Test(tflm, truncated_files_fail_cleanly) {
 /* Random byte flips: reading, planning, checking and writing either work
  * or fail with a status, never crash (ASan/valgrind watch the rest). */
 Test(tflm, random_flips_never_crash) {
-  int32_t w[3 + 6] = {0, 1, 6, 0, -1, 0, -1, 0, 0};
+  int32_t w[3 + 8] = {0, 1, 8, 0, -1, -1, 64, -1, -1, 128, 0};
   tw_metadata m = {TEXMEM_TFLM_PLAN_NAME, w, sizeof w, -1};
   uint8_t *data = NULL;
   size_t size = 0;

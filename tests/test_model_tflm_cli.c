@@ -72,13 +72,13 @@ Test(tflm_cli, json_has_every_field) {
   write_model(TM_TWO_SUBGRAPHS_INT8, NULL, 0, "m.tflite");
   char *out = NULL, *err = NULL;
   cr_assert_eq(run(tmp("m.tflite"), "--json", NULL, NULL, &out, &err), 0, "%s", err);
-  static const char *const keys[] = {"\"model\": ", "\"subgraphs\": 2", "\"tensors\": 11", "\"planned\": 4",
+  static const char *const keys[] = {"\"model\": ", "\"subgraphs\": 2", "\"tensors\": 15", "\"planned\": 4",
                                      "\"arena_bytes\": 3072", "\"tflm_greedy_bytes\": ", "\"max_live_bytes\": 3072",
                                      "\"optimal\": true", "\"strategy\": \"exact\"", "\"peak\": [{\"tensor\": ",
                                      "\"offsets\": ["};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) cr_assert(strstr(out, keys[i]), "%s in %s", keys[i], out);
-  /* 11 offsets, the body's 5 last ones -1. */
-  cr_assert(strstr(out, ", -1, -1, -1, -1, -1]}"), "%s", out);
+  /* 15 offsets, the body's 7 last ones -1. */
+  cr_assert(strstr(out, ", -1, -1, -1, -1, -1, -1, -1]}"), "%s", out);
   free(out);
   free(err);
 }
@@ -87,12 +87,12 @@ Test(tflm_cli, output_then_check) {
   write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
   char *out = NULL, *err = NULL;
   cr_assert_eq(run(tmp("m.tflite"), "--output", tmp("planned.tflite"), NULL, &out, &err), 0, "%s", err);
-  cr_assert(strstr(out, "8704") && strstr(out, "10752"), "%s", out);
+  cr_assert(strstr(out, "6144") && strstr(out, "6912"), "%s", out);
   cr_assert(strstr(out, "re-read and checked"), "%s", out);
   free(out);
   free(err);
   cr_assert_eq(run("--check", tmp("planned.tflite"), NULL, NULL, &out, &err), 0, "%s", err);
-  cr_assert(strstr(out, "plan ok: arena head 8704 bytes"), "%s", out);
+  cr_assert(strstr(out, "plan ok: arena head 6144 bytes"), "%s", out);
   free(out);
   free(err);
   /* The original has no plan to check. */
@@ -102,14 +102,14 @@ Test(tflm_cli, output_then_check) {
   free(err);
   /* tflm_greedy as the strategy gives TFLM's arena. */
   cr_assert_eq(run(tmp("m.tflite"), "--strategy", "tflm_greedy", "--json", &out, &err), 0, "%s", err);
-  cr_assert(strstr(out, "\"arena_bytes\": 10752") && strstr(out, "\"optimal\": false"), "%s", out);
+  cr_assert(strstr(out, "\"arena_bytes\": 6912") && strstr(out, "\"optimal\": false"), "%s", out);
   free(out);
   free(err);
 }
 
 Test(tflm_cli, check_reports_problems_with_exit_2) {
-  /* tiny: tensor 2 (128 B, scopes 1..2) and 4 (64 B, 2..3) overlap; 5 is misaligned. */
-  int32_t words[3 + 6] = {0, 1, 6, 0, -1, 64, -1, 64, 8};
+  /* tiny: tensor 3 (128 B, scopes 1..2) and 6 (64 B, 2..3) overlap; 7 is misaligned. */
+  int32_t words[3 + 8] = {0, 1, 8, 0, -1, -1, 64, -1, -1, 64, 8};
   tw_metadata m = {"OfflineMemoryAllocation", words, sizeof words, -1};
   write_model(TM_TINY_INT8, &m, 1, "bad.tflite");
   char *out = NULL, *err = NULL;
@@ -119,7 +119,7 @@ Test(tflm_cli, check_reports_problems_with_exit_2) {
   free(out);
   free(err);
   cr_assert_eq(run("--check", tmp("bad.tflite"), "--json", NULL, &out, &err), 2, "%s", err);
-  cr_assert(strstr(out, "\"kind\": \"overlap\", \"tensor\": 2, \"other\": 4"), "%s", out);
+  cr_assert(strstr(out, "\"kind\": \"overlap\", \"tensor\": 3, \"other\": 6"), "%s", out);
   cr_assert(strstr(out, "\"kind\": \"misaligned\""), "%s", out);
   free(out);
   free(err);
