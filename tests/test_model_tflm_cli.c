@@ -155,3 +155,31 @@ Test(tflm_cli, bad_input_exit_codes) {
   free(out);
   free(err);
 }
+
+/* --budget answers only what is proven: branchy's optimum is 6144 bytes,
+ * tflm_greedy's plan 6912. */
+Test(tflm_cli, budget_answers) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  static const struct { const char *bytes, *strategy, *answer; } cases[] = {
+      {"6144", "exact", "fits"},
+      {"6143", "exact", "does not fit"},
+      {"6200", "tflm_greedy", "unknown"},  /* max_live fits, the plan does not, not proven */
+      {"6000", "tflm_greedy", "does not fit"}, /* below max_live */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", cases[i].bytes,
+                          "--strategy", cases[i].strategy, "--json", NULL};
+    char *out = NULL, *err = NULL;
+    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    char want[128];
+    snprintf(want, sizeof want, "\"budget\": {\"bytes\": %s, \"answer\": \"%s\"}", cases[i].bytes, cases[i].answer);
+    cr_assert(strstr(out, want), "%s not in %s", want, out);
+    free(out);
+    free(err);
+  }
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run(tmp("m.tflite"), "--budget", "lots", NULL, &out, &err), 2);
+  cr_assert(strstr(err, "--budget must be a number"), "%s", err);
+  free(out);
+  free(err);
+}

@@ -4,6 +4,7 @@
  * arena head with TFLM's lifetimes, compares with TFLM's own greedy
  * planner and the max_live bound, writes the plan into a copy of the model
  * (OfflineMemoryAllocation), or checks the plan a model carries. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,8 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: texmem tflm MODEL.tflite [--strategy S] [--output PLANNED.tflite] [--ascii] [--json]\n"
+          "usage: texmem tflm MODEL.tflite [--strategy S] [--output PLANNED.tflite] [--budget BYTES]\n"
+          "                   [--ascii] [--json]\n"
           "       texmem tflm --check PLANNED.tflite [--json]\n"
           "  Plans the tensors TFLite Micro keeps in its arena head (TFLM's lifetimes, sizes\n"
           "  rounded up to 16 bytes), and prints the arena of texmem's plan, of TFLM's own\n"
@@ -25,6 +27,8 @@ static void usage(FILE *f) {
           "                 metadata (an existing one is replaced), re-read and checked\n"
           "  --ascii        the plan as text: a line per scope, a letter per tensor\n"
           "  --json         one JSON object instead of the summary\n"
+          "  --budget BYTES whether the head fits in BYTES: fits (texmem's plan does), does\n"
+          "                 not fit (max_live or a proven optimum is larger), or unknown\n"
           "  --check FILE   checks the plan FILE carries: offset count, negative or\n"
           "                 misaligned offsets, overlaps of tensors live together\n"
           "  Exit status: 0 ok; 2 bad input (or --check found problems); 1 internal failure.\n");
@@ -69,6 +73,14 @@ static texmem_status plan(const tflm_run *r, texmem_strategy s, texmem_plan **p,
 
 static bool live_at(const texmem_record *x, uint64_t s) { return s >= x->first_task && s <= x->last_task; }
 
+/* The budget answer, only what is proven: texmem's plan fits, or a lower
+ * bound (max_live, or the proven optimum) is above the budget. */
+static const char *budget_answer(const tflm_run *r) {
+  if (r->arena <= r->budget) return "fits";
+  if (r->max_live > r->budget || r->optimal) return "does not fit";
+  return "unknown";
+}
+
 static void summary(const tflm_run *r) {
   const texmem_tflm *f = r->f;
   size_t nt = texmem_tflm_tensor_count(f), constants = 0, variables = 0, others = 0;
@@ -89,6 +101,8 @@ static void summary(const tflm_run *r) {
   printf("  %-28s %10" PRIu64 "   %s\n", label, r->arena, r->optimal ? "proven optimal" : "not proven optimal");
   printf("  %-28s %10" PRIu64 "   TFLM's GreedyMemoryPlanner\n", "tflm_greedy", r->greedy);
   printf("  %-28s %10" PRIu64 "\n", "max_live bound", r->max_live);
+  if (r->has_budget)
+    printf("budget %" PRIu64 " bytes of head: %s\n", r->budget, budget_answer(r));
   if (r->n) {
     printf("peak: scope %" PRIu64 " (%s), %" PRIu64 " bytes live; shrink these to shrink the arena:\n", r->peak_scope,
            r->peak_scope ? "after an operator" : "graph inputs", r->max_live);
@@ -112,6 +126,7 @@ static void json(const tflm_run *r) {
          ", \"tflm_greedy_bytes\": %" PRIu64 ", \"max_live_bytes\": %" PRIu64 ", \"optimal\": %s, \"strategy\": ",
          texmem_tflm_subgraph_count(r->f), nt, r->n, r->arena, r->greedy, r->max_live, r->optimal ? "true" : "false");
   json_str(stdout, r->strategy);
+  if (r->has_budget) printf(", \"budget\": {\"bytes\": %" PRIu64 ", \"answer\": \"%s\"}", r->budget, budget_answer(r));
   printf(", \"peak\": [");
   bool first = true;
   for (size_t k = 0; k < r->n; k++) {
@@ -203,7 +218,8 @@ static int write_output(const tflm_run *r, const char *out_path, bool quiet) {
 
 int texmem_cmd_tflm(int argc, char **argv) {
   const char *path = NULL, *out_path = NULL, *check_path = NULL;
-  bool ascii = false, as_json = false;
+  bool ascii = false, as_json = false, has_budget = false;
+  uint64_t budget = 0;
   texmem_strategy strategy = TEXMEM_STRATEGY_EXACT;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -220,6 +236,17 @@ int texmem_cmd_tflm(int argc, char **argv) {
       out_path = argv[++i];
     } else if (!strcmp(a, "--check") && i + 1 < argc) {
       check_path = argv[++i];
+    } else if (!strcmp(a, "--budget") && i + 1 < argc) {
+      const char *v = argv[++i];
+      char *end = NULL;
+      errno = 0;
+      unsigned long long b = strtoull(v, &end, 10);
+      if (!*v || *v == '-' || *end || errno) {
+        fprintf(stderr, "texmem tflm: --budget must be a number of bytes, not '%s'\n", v);
+        return TEXMEM_EXIT_BAD_INPUT;
+      }
+      budget = (uint64_t)b;
+      has_budget = true;
     } else if (!strcmp(a, "--ascii")) {
       ascii = true;
     } else if (!strcmp(a, "--json")) {
@@ -248,7 +275,7 @@ int texmem_cmd_tflm(int argc, char **argv) {
   texmem_tflm *f = NULL;
   texmem_status s = texmem_tflm_load(path, &f, &err);
   if (s) return fail_status(path, s, &err);
-  tflm_run r = {.path = path, .f = f};
+  tflm_run r = {.path = path, .f = f, .has_budget = has_budget, .budget = budget};
   texmem_plan *p = NULL, *g = NULL;
   int rc = TEXMEM_EXIT_OK;
   size_t nt = texmem_tflm_tensor_count(f);

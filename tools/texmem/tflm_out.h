@@ -18,6 +18,8 @@ typedef struct tflm_run {
   bool optimal;
   const char *strategy; /* what made offsets */
   uint64_t peak_scope;  /* first scope where max_live is reached */
+  bool has_budget;
+  uint64_t budget;      /* --budget: head bytes available */
 } tflm_run;
 
 /* The plan as text: one line per scope, a letter per tensor, columns of
