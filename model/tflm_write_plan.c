@@ -168,6 +168,12 @@ texmem_status texmem_tflm_write_plan(const texmem_tflm *f, const int32_t *offset
   if (!st && n_is) st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "%s", is[0].message);
   free(is);
   if (st) return st;
+  for (size_t i = 0; i < n; i++)
+    if (offsets[i] != -1 && f->tensors[i].subgraph != 0 && !f->tensors[i].constant && !f->tensors[i].variable)
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "tensor %zu ('%s') of subgraph %u has offset %d: only subgraph 0's lifetimes are "
+                          "checked, so other subgraphs' tensors must be -1 (left to TFLM)",
+                          i, f->tensors[i].name, f->tensors[i].subgraph, (int)offsets[i]);
   if (f->external)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
                         "the model keeps buffers or custom options at file offsets (a model over 2 GB): a copy "

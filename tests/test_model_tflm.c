@@ -273,6 +273,11 @@ Test(tflm, n_covers_all_subgraphs) {
   cr_assert_eq(texmem_tflm_write_plan(f, off, 8, &bad, &bad_size, &err), TEXMEM_STATUS_INVALID_PLAN);
   cr_assert(strstr(err.message, "8 offsets") && strstr(err.message, "15 tensors"), "%s", err.message);
   cr_assert_null(bad);
+  /* An offset for the body's tensors cannot be checked: refused. */
+  off[11] = 4096;
+  cr_assert_eq(texmem_tflm_write_plan(f, off, 15, &bad, &bad_size, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert(strstr(err.message, "subgraph 1"), "%s", err.message);
+  cr_assert_null(bad);
   free(info.offsets);
   free(data);
   free(off);

@@ -136,7 +136,8 @@ TEXMEM_API texmem_status texmem_tflm_check(const texmem_tflm *f, const int32_t *
  * one metadata entry (an existing one is replaced), every other field,
  * buffer and metadata entry kept. The copy is re-read, its tensors and
  * weights compared with the original's and its plan checked before this
- * returns OK; a plan with issues is INVALID_PLAN naming the first. *out is
+ * returns OK; a plan with issues, or with an offset for a tensor of another
+ * subgraph (whose lifetimes are not checked), is INVALID_PLAN naming the first. *out is
  * malloc'd; the caller frees it. */
 TEXMEM_API texmem_status texmem_tflm_write_plan(const texmem_tflm *f, const int32_t *offsets,
                                                 size_t n, uint8_t **out, size_t *out_size,
