@@ -71,9 +71,10 @@ static inline uint64_t texmem__align_up(uint64_t v, uint64_t a) {
 uint16_t texmem__f32_to_f16(float f);
 float texmem__f16_to_f32(uint16_t h);
 
-/* Growable array: makes room for need elements of elem bytes in *p (whose
- * capacity is *cap), doubling; false when out of memory or the byte count
- * would overflow (then *p and *cap are unchanged). */
-bool texmem__grow(void **p, size_t *cap, size_t need, size_t elem);
+/* Growable array: room for need (>= 1) elements of elem bytes in p, whose
+ * capacity is *cap, doubling. Returns the array (moved or not), or NULL
+ * when out of memory or the byte count would overflow; then p and *cap are
+ * unchanged and p is still the caller's to free. */
+void *texmem__grow(void *p, size_t *cap, size_t need, size_t elem);
 
 #endif

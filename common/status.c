@@ -53,8 +53,8 @@ texmem_status texmem__prefix(texmem_error *err, const char *fmt, ...) {
   return err->status;
 }
 
-bool texmem__grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return true;
+void *texmem__grow(void *p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap && p) return p;
   size_t c = *cap ? *cap : 8;
   while (c < need) {
     if (c > SIZE_MAX / 2) {
@@ -63,10 +63,8 @@ bool texmem__grow(void **p, size_t *cap, size_t need, size_t elem) {
     }
     c *= 2;
   }
-  if (elem && c > SIZE_MAX / elem) return false;
-  void *q = realloc(*p, c * elem);
-  if (!q) return false;
-  *p = q;
-  *cap = c;
-  return true;
+  if (elem && c > SIZE_MAX / elem) return NULL;
+  void *q = realloc(p, c * elem);
+  if (q) *cap = c;
+  return q;
 }
