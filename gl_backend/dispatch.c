@@ -191,3 +191,10 @@ texmem_status texmem_gl_run(texmem_gl_pool *pool, const texmem_gl_op *ops, size_
   }
   return TEXMEM_STATUS_OK;
 }
+
+texmem_status texmem_gl_finish(texmem_gl_context *ctx, texmem_error *err) {
+  if (!ctx) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context is NULL");
+  texmem__gl_drain();
+  glFinish();
+  return texmem__gl_check(err, "glFinish");
+}

@@ -183,4 +183,8 @@ texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
                               const uint64_t shape[3], uint64_t linear_width, uint64_t base_row,
                               bool ranged, float *data, texmem_error *err);
 
+/* The backend's own embedded shaders (gl_backend/shaders/) by file name;
+ * NULL if none. */
+const char *texmem__gl_shader_source(const char *file_name);
+
 #endif

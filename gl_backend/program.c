@@ -12,11 +12,11 @@ typedef struct texmem__shader_file {
   const char *name;
   const char *source;
 } texmem__shader_file;
-extern const texmem__shader_file texmem__shader_files[];
+extern const texmem__shader_file texmem__gl_shader_files[];
 
-const char *texmem_gl_shader_source(const char *file_name) {
+const char *texmem__gl_shader_source(const char *file_name) {
   if (!file_name) return NULL;
-  for (const texmem__shader_file *f = texmem__shader_files; f->name; f++)
+  for (const texmem__shader_file *f = texmem__gl_shader_files; f->name; f++)
     if (!strcmp(f->name, file_name)) return f->source;
   return NULL;
 }
@@ -100,7 +100,7 @@ static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
           "precision highp image2D;\nprecision highp image2DArray;\nprecision highp image3D;\n");
   sb_printf(&b, "layout(local_size_x = %u, local_size_y = %u, local_size_z = %u) in;\n",
             p->local[0], p->local[1], p->local[2]);
-  sb_puts(&b, texmem_gl_shader_source("tensor.glsl"));
+  sb_puts(&b, texmem__gl_shader_source("tensor.glsl"));
   size_t n_img = p->n_inputs + p->n_outputs;
   for (size_t i = 0; i < n_img; i++) {
     const char *nm = p->images[i];

@@ -271,7 +271,7 @@ texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
   if (!ctx->readback.id) {
     static const char *const in[] = {"src"}, *const bufs[] = {"tm_out"};
     texmem_gl_program_desc pd = {.name = "readback",
-                                 .source = texmem_gl_shader_source("readback.comp"),
+                                 .source = texmem__gl_shader_source("readback.comp"),
                                  .inputs = in, .n_inputs = 1,
                                  .buffers = bufs, .n_buffers = 1};
     if (!pd.source)

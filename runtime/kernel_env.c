@@ -75,6 +75,19 @@ static char *program_key(const char *file, const char *defines, const char *cons
   return k;
 }
 
+typedef struct texmem__shader_file {
+  const char *name;
+  const char *source;
+} texmem__shader_file;
+extern const texmem__shader_file texmem__op_shader_files[];
+
+/* An operator shader embedded from shaders/ by file name; NULL if none. */
+static const char *op_shader_source(const char *file_name) {
+  for (const texmem__shader_file *f = texmem__op_shader_files; f->name; f++)
+    if (!strcmp(f->name, file_name)) return f->source;
+  return NULL;
+}
+
 texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char *shader_file,
                                              const char *defines, const char *const *inputs,
                                              size_t n_inputs, const char *const *outputs,
@@ -84,7 +97,7 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
   if (!env || !shader_file || !out)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "env, shader file or out is NULL");
   out->id = 0;
-  const char *body = texmem_gl_shader_source(shader_file);
+  const char *body = op_shader_source(shader_file);
   if (!body)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "no embedded shader named %s",
                         shader_file);

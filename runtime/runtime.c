@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <glad/gles2.h>
 
 #include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel_env.h"
@@ -350,13 +349,7 @@ texmem_status texmem_runtime_run(texmem_runtime *rt, texmem_error *err) {
 
 texmem_status texmem_runtime_finish(texmem_runtime *rt, texmem_error *err) {
   if (!rt) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime is NULL");
-  glFinish();
-  GLenum e = glGetError();
-  if (e != GL_NO_ERROR)
-    return texmem__fail(err, e == GL_OUT_OF_MEMORY ? TEXMEM_STATUS_GL_OUT_OF_MEMORY
-                                                   : TEXMEM_STATUS_GL_ERROR,
-                        "glFinish: GL error 0x%04x", (unsigned)e);
-  return TEXMEM_STATUS_OK;
+  return texmem_gl_finish(rt->ctx, err);
 }
 
 texmem_status texmem_runtime_get_output(texmem_runtime *rt, size_t i, float *values,

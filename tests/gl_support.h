@@ -34,6 +34,18 @@ static inline texmem_gl_context *tg_context(void) {
   return ctx;
 }
 
+/* A test shader embedded from tests/shaders/ by file name; NULL if none. */
+typedef struct texmem__shader_file {
+  const char *name;
+  const char *source;
+} texmem__shader_file;
+extern const texmem__shader_file tg_shader_files[];
+static inline const char *tg_shader_source(const char *file_name) {
+  for (const texmem__shader_file *f = tg_shader_files; f->name; f++)
+    if (!strcmp(f->name, file_name)) return f->source;
+  return NULL;
+}
+
 /* Asserts OK; call may use tg_err_ (a texmem_error) for its message. */
 #define TG_OK(call)                                                                  \
   do {                                                                               \

@@ -29,12 +29,12 @@ static progs make_progs(texmem_gl_context *ctx) {
   progs p;
   static const char *const src[] = {"src"}, *const ab[] = {"a", "b"}, *const dst[] = {"dst"};
   texmem_gl_program_desc d = {.name = "add_const",
-                              .source = texmem_gl_shader_source("test_add_const.comp"),
+                              .source = tg_shader_source("test_add_const.comp"),
                               .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1,
                               .local_size = {4, 4, 2}};
   cr_assert_not_null(d.source);
   TG_OK(texmem_gl_program_create(ctx, &d, &p.add_const, &tg_err_));
-  d = (texmem_gl_program_desc){.name = "add", .source = texmem_gl_shader_source("test_add.comp"),
+  d = (texmem_gl_program_desc){.name = "add", .source = tg_shader_source("test_add.comp"),
                                .inputs = ab, .n_inputs = 2, .outputs = dst, .n_outputs = 1};
   TG_OK(texmem_gl_program_create(ctx, &d, &p.add, &tg_err_));
   return p;
@@ -565,7 +565,10 @@ Test(gl_dispatch, programs_compile_once_and_report_the_log) {
   cr_assert_eq(texmem_gl_program_create(ctx, &d, &bad, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   d.source = NULL;
   cr_assert_eq(texmem_gl_program_create(ctx, &d, &bad, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
-  cr_assert_null(texmem_gl_shader_source("no_such.comp"));
+  cr_assert_null(tg_shader_source("no_such.comp"));
+  /* Waiting for the GPU: nothing pending is OK; a NULL context is refused. */
+  TG_OK(texmem_gl_finish(ctx, &tg_err_));
+  cr_assert_eq(texmem_gl_finish(NULL, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   texmem_gl_context_destroy(ctx);
 }
 
@@ -575,7 +578,7 @@ Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
   texmem_gl_context *ctx = tg_context();
   static const char *const src[] = {"src"}, *const dst[] = {"dst"}, *const w[] = {"weights"};
   texmem_gl_program_desc d = {.name = "scale_bias",
-                              .source = texmem_gl_shader_source("test_scale_bias.comp"),
+                              .source = tg_shader_source("test_scale_bias.comp"),
                               .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1,
                               .buffers = w, .n_buffers = 1};
   texmem_gl_program sb;
