@@ -7,7 +7,10 @@
 #ifndef TEXMEM_TESTS_MODELS_LIST_H
 #define TEXMEM_TESTS_MODELS_LIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct tt_model {
   const char *file;
@@ -41,5 +44,23 @@ static const tt_model tt_models[] = {
     {"selfie_segmentation_landscape.tflite", NULL, NULL},
 };
 #define TT_N_MODELS (sizeof tt_models / sizeof tt_models[0])
+
+/* Whether file (a model's file name) is in this run's model set:
+ * TEXMEM_TEST_MODELS, a comma-separated list of file names, narrows the
+ * tests that sweep every cached model; unset or empty, every model is in.
+ * tools/test.sh runs all of them in its first stage and a varied few under
+ * the sanitizers, where each model costs about five times as much. */
+static inline bool tt_model_in_run(const char *file) {
+  const char *set = getenv("TEXMEM_TEST_MODELS");
+  if (!set || !*set) return true;
+  size_t n = strlen(file);
+  for (const char *p = set; *p;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len == n && !strncmp(p, file, n)) return true;
+    p += len + (e != NULL);
+  }
+  return false;
+}
 
 #endif
