@@ -236,3 +236,164 @@ Test(rt_tflite_ops8, resize_nearest_options) {
     texmem_model_destroy(m);
   }
 }
+
+/* ---- STRIDED_SLICE, SPLIT, SPLIT_V, TRANSPOSE_CONV through the reader ---- */
+
+/* Reads the model of the given tensors and one operator (inputs 0..n_in-1,
+ * outputs after them); want: the status, substr: in its message. */
+static texmem_model *read_tw(const tw_tensor *t, size_t n_in, size_t n_out, int32_t code,
+                             tw_options opts, texmem_status want, const char *substr) {
+  int32_t op_in[8], graph_in[8], outs[4];
+  size_t n_graph_in = 0;
+  for (size_t i = 0; i < n_in; i++) {
+    op_in[i] = (int32_t)i;
+    if (!t[i].data) graph_in[n_graph_in++] = (int32_t)i;
+  }
+  for (size_t j = 0; j < n_out; j++) outs[j] = (int32_t)(n_in + j);
+  tw_operator op = {.code = code, .n_inputs = n_in, .inputs = op_in, .n_outputs = n_out,
+                    .outputs = outs, .options = opts};
+  tw_subgraph g = {.n_tensors = n_in + n_out, .tensors = t, .n_inputs = n_graph_in,
+                   .inputs = graph_in, .n_outputs = n_out, .outputs = outs, .n_operators = 1,
+                   .operators = &op};
+  tw_model m = {.description = "reader test", .n_subgraphs = 1, .subgraphs = &g};
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  TG_OK(tw_write(&m, &bytes, &size, &tg_err_));
+  texmem_model *model = NULL;
+  texmem_error err = {0};
+  texmem_status st = texmem_model_read_tflite(bytes, size, &model, &err);
+  free(bytes);
+  cr_assert_eq(st, want, "status %d (%s), expected %d", (int)st, err.message, (int)want);
+  if (substr) cr_assert(strstr(err.message, substr), "%s", err.message);
+  return model;
+}
+
+Test(rt_tflite_ops8, strided_slice_options) {
+  static const int32_t begin[4] = {0, -1, 0, 2}, end[4] = {1, 0, 3, 3}, strides[4] = {1, -2, 1, 1};
+  tw_tensor t[5] = {TW_TENSOR("x", TW_FLOAT32, 4, 1, 5, 7, 6),
+                    TW_CONST("begin", TW_INT32, begin, 1, 4), TW_CONST("end", TW_INT32, end, 1, 4),
+                    TW_CONST("strides", TW_INT32, strides, 1, 4),
+                    TW_TENSOR("y", TW_FLOAT32, 3, 1, 2, 7)};
+  texmem_model *m =
+      read_tw(t, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 4, 8), TEXMEM_STATUS_OK, NULL);
+  const texmem_op *op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_STRIDED_SLICE);
+  cr_assert_eq(op->options.slice_rank, 4);
+  cr_assert_eq(op->options.slice_begin[1], -1);
+  cr_assert_eq(op->options.slice_end[2], 3);
+  cr_assert_eq(op->options.slice_stride[1], -2);
+  cr_assert_eq(op->options.end_mask, 4);
+  cr_assert_eq(op->options.shrink_axis_mask, 8);
+  run_check(m, "STRIDED_SLICE from a .tflite: negative stride, end mask, shrunk channels");
+  texmem_model_destroy(m);
+  /* Ellipsis and new-axis masks are outside the IR: the operator plans as
+   * OTHER and the runtime names it. */
+  tw_options ell = tw_strided_slice_options(0, 0, 0);
+  ell.fields[ell.n_fields++] = (tw_field){2, 4, false, 1, 0};
+  m = read_tw(t, 4, 1, TW_OP_STRIDED_SLICE, ell, TEXMEM_STATUS_OK, NULL);
+  op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_OTHER);
+  cr_assert(op->options.options_unsupported);
+  cr_assert_str_eq(texmem_op_name(op), "STRIDED_SLICE");
+  texmem_model_destroy(m);
+  /* A stride of 0 is a bad model; begin of the wrong length is OTHER. */
+  static const int32_t zero[4] = {1, 0, 1, 1}, three[3] = {0, 0, 0};
+  tw_tensor z[5];
+  memcpy(z, t, sizeof z);
+  z[3] = (tw_tensor)TW_CONST("strides", TW_INT32, zero, 1, 4);
+  read_tw(z, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 0, 0), TEXMEM_STATUS_BAD_MODEL,
+          "stride");
+  memcpy(z, t, sizeof z);
+  z[1] = (tw_tensor)TW_CONST("begin", TW_INT32, three, 1, 3);
+  m = read_tw(z, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 0, 0), TEXMEM_STATUS_OK,
+              NULL);
+  cr_assert_eq(texmem_model_op(m, 0)->type, TEXMEM_OP_OTHER);
+  texmem_model_destroy(m);
+  /* An output shape the slice does not give is reported when run. */
+  memcpy(z, t, sizeof z);
+  z[4] = (tw_tensor)TW_TENSOR("y", TW_FLOAT32, 3, 1, 3, 7);
+  m = read_tw(z, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 4, 8), TEXMEM_STATUS_OK,
+              NULL);
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, NULL, &rt, &err), TEXMEM_STATUS_BAD_MODEL);
+  cr_assert(strstr(err.message, "STRIDED_SLICE") && strstr(err.message, "slice gives"), "%s",
+            err.message);
+  cr_assert_null(rt);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(m);
+}
+
+Test(rt_tflite_ops8, split_and_split_v) {
+  static const int32_t axis[1] = {-1}, sizes[3] = {2, -1, 3};
+  tw_tensor t[5] = {TW_CONST("axis", TW_INT32, axis, 1, 1), TW_TENSOR("x", TW_FLOAT32, 4, 2, 3, 4, 9),
+                    TW_TENSOR("a", TW_FLOAT32, 4, 2, 3, 4, 3), TW_TENSOR("b", TW_FLOAT32, 4, 2, 3, 4, 3),
+                    TW_TENSOR("c", TW_FLOAT32, 4, 2, 3, 4, 3)};
+  texmem_model *m = read_tw(t, 2, 3, TW_OP_SPLIT, tw_split_options(3), TEXMEM_STATUS_OK, NULL);
+  const texmem_op *op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_SPLIT);
+  cr_assert_eq(op->n_outputs, 3);
+  cr_assert_eq(op->options.axis, 3, "negative axis normalized");
+  run_check(m, "SPLIT from a .tflite, 3 outputs, batch 2");
+  texmem_model_destroy(m);
+  /* num_splits must be the number of outputs. */
+  read_tw(t, 2, 3, TW_OP_SPLIT, tw_split_options(2), TEXMEM_STATUS_BAD_MODEL, "num_splits");
+  /* SPLIT_V: data, sizes (-1 = the rest), axis. */
+  tw_tensor v[6] = {TW_TENSOR("x", TW_FLOAT32, 4, 2, 3, 4, 9), TW_CONST("sizes", TW_INT32, sizes, 1, 3),
+                    TW_CONST("axis", TW_INT32, axis, 1, 1), TW_TENSOR("a", TW_FLOAT32, 4, 2, 3, 4, 2),
+                    TW_TENSOR("b", TW_FLOAT32, 4, 2, 3, 4, 4), TW_TENSOR("c", TW_FLOAT32, 4, 2, 3, 4, 3)};
+  m = read_tw(v, 3, 3, TW_OP_SPLIT_V, tw_split_v_options(3), TEXMEM_STATUS_OK, NULL);
+  cr_assert_eq(texmem_model_op(m, 0)->type, TEXMEM_OP_SPLIT_V);
+  run_check(m, "SPLIT_V from a .tflite, sizes 2, -1, 3");
+  texmem_model_destroy(m);
+  /* Outputs that do not add up to the input: reported when run. */
+  v[5] = (tw_tensor)TW_TENSOR("c", TW_FLOAT32, 4, 2, 3, 4, 4);
+  m = read_tw(v, 3, 3, TW_OP_SPLIT_V, tw_split_v_options(3), TEXMEM_STATUS_OK, NULL);
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, NULL, &rt, &err), TEXMEM_STATUS_BAD_MODEL);
+  cr_assert(strstr(err.message, "SPLIT_V") && strstr(err.message, "add up"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(m);
+  /* An axis out of range is a bad model. */
+  static const int32_t bad_axis[1] = {4};
+  t[0] = (tw_tensor)TW_CONST("axis", TW_INT32, bad_axis, 1, 1);
+  read_tw(t, 2, 3, TW_OP_SPLIT, tw_split_options(3), TEXMEM_STATUS_BAD_MODEL, "axis");
+}
+
+Test(rt_tflite_ops8, transpose_conv_builtin) {
+  static const int32_t shape[4] = {1, 9, 13, 3};
+  static float w[3 * 3 * 3 * 4], bias[3];
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) w[i] = (float)((int)(i * 7 % 11) - 5) / 8.0f;
+  for (int i = 0; i < 3; i++) bias[i] = 0.25f * (float)i - 0.3f;
+  tw_tensor t[5] = {TW_CONST("output_shape", TW_INT32, shape, 1, 4),
+                    TW_CONST("w", TW_FLOAT32, w, 4, 3, 3, 3, 4), TW_TENSOR("x", TW_FLOAT32, 4, 1, 5, 7, 4),
+                    TW_CONST("bias", TW_FLOAT32, bias, 1, 3), TW_TENSOR("y", TW_FLOAT32, 4, 1, 9, 13, 3)};
+  texmem_model *m = read_tw(t, 4, 1, TW_OP_TRANSPOSE_CONV,
+                            tw_transpose_conv_options(TW_SAME, 2, 2, TW_ACT_RELU), TEXMEM_STATUS_OK,
+                            NULL);
+  const texmem_op *op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_TRANSPOSE_CONV);
+  cr_assert_eq(op->options.stride_w, 2);
+  cr_assert_eq(op->options.padding, TEXMEM_PADDING_SAME);
+  cr_assert_eq(op->options.activation, TEXMEM_ACT_RELU);
+  run_check(m, "TRANSPOSE_CONV from a .tflite, SAME stride 2, bias, RELU");
+  texmem_model_destroy(m);
+  /* output_shape contradicting the output tensor: reported when run. */
+  static const int32_t other[4] = {1, 10, 13, 3};
+  t[0] = (tw_tensor)TW_CONST("output_shape", TW_INT32, other, 1, 4);
+  m = read_tw(t, 4, 1, TW_OP_TRANSPOSE_CONV, tw_transpose_conv_options(TW_SAME, 2, 2, TW_ACT_NONE),
+              TEXMEM_STATUS_OK, NULL);
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, NULL, &rt, &err), TEXMEM_STATUS_BAD_MODEL);
+  cr_assert(strstr(err.message, "output_shape"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(m);
+  /* A stride of 0 is a bad model. */
+  read_tw(t, 4, 1, TW_OP_TRANSPOSE_CONV, tw_transpose_conv_options(TW_SAME, 0, 2, TW_ACT_NONE),
+          TEXMEM_STATUS_BAD_MODEL, "stride_w");
+}
