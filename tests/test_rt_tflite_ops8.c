@@ -397,3 +397,35 @@ Test(rt_tflite_ops8, transpose_conv_builtin) {
   read_tw(t, 4, 1, TW_OP_TRANSPOSE_CONV, tw_transpose_conv_options(TW_SAME, 0, 2, TW_ACT_NONE),
           TEXMEM_STATUS_BAD_MODEL, "stride_w");
 }
+
+/* CONCATENATION has no input limit at load (the runtime splits it into
+ * passes of at most 8 images): 300 inputs, more than the byte-sized limit
+ * the reader once had. */
+Test(rt_tflite_ops8, concatenation_300_inputs) {
+  enum { N = 300 };
+  static tw_tensor t[N + 1];
+  static int32_t ins[N];
+  for (size_t i = 0; i < N; i++) {
+    t[i] = (tw_tensor)TW_TENSOR("x", TW_FLOAT32, 4, 1, 2, 1, 1 + (int32_t)(i % 3));
+    ins[i] = (int32_t)i;
+  }
+  int32_t out = N, channels = 0;
+  for (size_t i = 0; i < N; i++) channels += t[i].shape[3];
+  t[N] = (tw_tensor)TW_TENSOR("y", TW_FLOAT32, 4, 1, 2, 1, channels);
+  tw_operator op = {.code = TW_OP_CONCATENATION, .n_inputs = N, .inputs = ins, .n_outputs = 1,
+                    .outputs = &out, .options = tw_concatenation_options(3, TW_ACT_NONE)};
+  tw_subgraph g = {.n_tensors = N + 1, .tensors = t, .n_inputs = N, .inputs = ins, .n_outputs = 1,
+                   .outputs = &out, .n_operators = 1, .operators = &op};
+  tw_model m = {.description = "concat 300", .n_subgraphs = 1, .subgraphs = &g};
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  TG_OK(tw_write(&m, &bytes, &size, &tg_err_));
+  texmem_model *model = NULL;
+  TG_OK(texmem_model_read_tflite(bytes, size, &model, &tg_err_));
+  free(bytes);
+  const texmem_op *o = texmem_model_op(model, 0);
+  cr_assert_eq(o->type, TEXMEM_OP_CONCATENATION);
+  cr_assert_eq(o->n_inputs, N);
+  run_check(model, "CONCATENATION of 300 inputs along unaligned channels");
+  texmem_model_destroy(model);
+}
