@@ -644,7 +644,9 @@ static size_t op_cases(oc_case *c) {
             .in = {IN(4, 2, 2, 3, 5), INTS(4, 1, 0, 0, 0), INTS(4, 2, 2, 3, 5), INTS(4, 1, 1, 1, 1)},
             OUT(3, 2, 3, 5))},
       /* TRANSPOSE_CONV (builtin): output size given, SAME and VALID,
-       * strides, with and without bias. */
+       * strides, with and without bias. Its fused activation (a newer
+       * schema field) is checked against the C reference only: this TFLite
+       * build ignores it (RELU6 gave -16.7). */
       {CASE("transpose_conv_same_s2_bias", TRANSPOSE_CONV,
             tw_transpose_conv_options(TW_SAME, 2, 2, TW_ACT_NONE), .n_in = 4,
             .in = {INTS(4, 1, 10, 14, 5), W(4, 5, 3, 3, 6), IN(4, 1, 5, 7, 6), W(1, 5)},
@@ -656,10 +658,6 @@ static size_t op_cases(oc_case *c) {
             tw_transpose_conv_options(TW_VALID, 3, 2, TW_ACT_NONE), .n_in = 4,
             .in = {INTS(4, 1, 9, 8, 7), W(4, 7, 4, 3, 3), IN(4, 1, 3, 2, 3), W(1, 7)},
             OUT(4, 1, 9, 8, 7))},
-      {CASE("transpose_conv_same_s2_relu6", TRANSPOSE_CONV,
-            tw_transpose_conv_options(TW_SAME, 2, 2, TW_ACT_RELU6), .n_in = 4,
-            .in = {INTS(4, 1, 8, 6, 5), W(4, 5, 3, 3, 4), IN(4, 1, 4, 3, 4), W(1, 5)},
-            OUT(4, 1, 8, 6, 5), .scale = 4)},
       {CASE("transpose_conv_same_s1", TRANSPOSE_CONV,
             tw_transpose_conv_options(TW_SAME, 1, 1, TW_ACT_NONE), .n_in = 4,
             .in = {INTS(4, 1, 6, 5, 4), W(4, 4, 3, 3, 4), IN(4, 1, 6, 5, 4), W(1, 4)},
