@@ -239,39 +239,6 @@ void texmem__kernel_float(texmem__kernel *k, const char *name, float v) {
   next_uniform(k, name, TEXMEM_GL_FLOAT)->f[0] = v;
 }
 
-bool texmem__kernel_any_batch(texmem_op_type t) {
-  switch (t) {
-    case TEXMEM_OP_CONV_2D:
-    case TEXMEM_OP_DEPTHWISE_CONV_2D:
-    case TEXMEM_OP_FULLY_CONNECTED:
-    case TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS:
-    case TEXMEM_OP_ADD:
-    case TEXMEM_OP_MUL:
-    case TEXMEM_OP_RELU:
-    case TEXMEM_OP_RELU6:
-    case TEXMEM_OP_LOGISTIC:
-    case TEXMEM_OP_HARD_SWISH:
-    case TEXMEM_OP_SUB:
-    case TEXMEM_OP_DIV:
-    case TEXMEM_OP_MAXIMUM:
-    case TEXMEM_OP_MINIMUM:
-    case TEXMEM_OP_PRELU:
-    case TEXMEM_OP_TANH:
-    case TEXMEM_OP_LEAKY_RELU:
-    case TEXMEM_OP_SOFTMAX:
-    case TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR:
-    case TEXMEM_OP_MAX_POOL_2D:
-    case TEXMEM_OP_AVERAGE_POOL_2D:
-    case TEXMEM_OP_MEAN:
-    case TEXMEM_OP_RESIZE_BILINEAR:
-    case TEXMEM_OP_PAD:
-    case TEXMEM_OP_CONCATENATION:
-    case TEXMEM_OP_RESHAPE:
-    case TEXMEM_OP_DEPTH_TO_SPACE: return true;
-    default: return false;
-  }
-}
-
 texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t) {
   switch (t) {
     case TEXMEM_OP_CONV_2D: return texmem__kernel_conv2d;
@@ -301,6 +268,10 @@ texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t) {
     case TEXMEM_OP_CONCATENATION: return texmem__kernel_concat;
     case TEXMEM_OP_RESHAPE: return texmem__kernel_reshape;
     case TEXMEM_OP_DEPTH_TO_SPACE: return texmem__kernel_depth_to_space;
+    case TEXMEM_OP_STRIDED_SLICE: return texmem__kernel_strided_slice;
+    case TEXMEM_OP_SPLIT:
+    case TEXMEM_OP_SPLIT_V: return texmem__kernel_split;
+    case TEXMEM_OP_TRANSPOSE_CONV: return texmem__kernel_transpose_conv_builtin;
     default: return NULL;
   }
 }

@@ -154,17 +154,6 @@ static texmem_status build_op(texmem_runtime *rt, size_t k, texmem_error *err) {
   if (!fn)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %zu: %s has no GPU kernel", k,
                         name ? name : "(unknown)");
-  if (!texmem__kernel_any_batch(op->type)) {
-    for (size_t i = 0; i < op->n_inputs + op->n_outputs; i++) {
-      int32_t ti = i < op->n_inputs ? op->inputs[i] : op->outputs[i - op->n_inputs];
-      const texmem_tensor *t = ti >= 0 ? texmem_model_tensor(rt->model, (size_t)ti) : NULL;
-      if (t && t->b > 1 && !(t->flags & TEXMEM_TENSOR_CONSTANT))
-        return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
-                            "operator %zu (%s): tensor %d \"%s\" has batch %u; this kernel runs "
-                            "batch 1 only",
-                            k, name ? name : "?", (int)ti, t->name, t->b);
-    }
-  }
   uint32_t passes = 1;
   for (uint32_t pass = 0; pass < passes; pass++) {
     texmem_status st = grow_gl_ops(rt, err);

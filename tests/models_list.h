@@ -25,10 +25,10 @@ static const tt_model tt_models[] = {
     {"face_landmark.tflite", NULL, NULL},
     {"face_landmark_with_attention.tflite", NULL,
      "Landmarks2TransformMatrix x3, TransformTensorBilinear x3, "
-     "TransformLandmarks x5, STRIDED_SLICE x1"},
+     "TransformLandmarks x5"},
     {"hand_landmark_full.tflite", NULL, NULL},
     {"hand_landmark_lite.tflite", NULL, NULL},
-    {"hand_recrop.tflite", NULL, "STRIDED_SLICE x2"},
+    {"hand_recrop.tflite", NULL, NULL},
     {"object_detection_3d_camera.tflite", "1,224,224,3", NULL},
     {"object_detection_3d_chair.tflite", "1,224,224,3", NULL},
     {"object_detection_3d_cup.tflite", "1,224,224,3", NULL},
