@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "texmem/model.h"
+
 typedef struct tt_model {
   const char *file;
   const char *input_shape;
@@ -61,6 +63,22 @@ static inline bool tt_model_in_run(const char *file) {
     p += len + (e != NULL);
   }
   return false;
+}
+
+/* The load desc of model i: its input shape from the list, if any (shape
+ * is filled and pointed to). */
+static inline texmem_model_load_desc tt_model_load_desc(size_t i, texmem_input_shape *shape) {
+  texmem_model_load_desc ld = {0};
+  const char *s = tt_models[i].input_shape;
+  if (!s) return ld;
+  *shape = (texmem_input_shape){0};
+  for (shape->rank = 0; *s && shape->rank < TEXMEM_MAX_RANK; shape->rank++) {
+    shape->shape[shape->rank] = (int32_t)strtol(s, (char **)&s, 10);
+    if (*s == ',') s++;
+  }
+  ld.input_shapes = shape;
+  ld.n_input_shapes = 1;
+  return ld;
 }
 
 #endif

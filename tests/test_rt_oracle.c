@@ -296,16 +296,8 @@ Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
      * gives them (tests/models_list.h). */
     texmem_input_shape shape = {0};
     texmem_model_load_desc ld = {0};
-    for (size_t j = 0; j < TT_N_MODELS; j++) {
-      const char *s = tt_models[j].input_shape;
-      if (strcmp(tt_models[j].file, names[k]) != 0 || !s) continue;
-      for (shape.rank = 0; *s && shape.rank < TEXMEM_MAX_RANK; shape.rank++) {
-        shape.shape[shape.rank] = (int32_t)strtol(s, (char **)&s, 10);
-        if (*s == ',') s++;
-      }
-      ld.input_shapes = &shape;
-      ld.n_input_shapes = 1;
-    }
+    for (size_t j = 0; j < TT_N_MODELS; j++)
+      if (!strcmp(tt_models[j].file, names[k])) ld = tt_model_load_desc(j, &shape);
     texmem_status st = texmem_model_load_tflite_desc(path, &ld, &m, &err);
     cr_assert(st == TEXMEM_STATUS_OK || st == TEXMEM_STATUS_UNSUPPORTED_OP, "%s: %s: %s", names[k],
               texmem_status_name(st), err.message);
