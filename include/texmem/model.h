@@ -84,6 +84,13 @@ typedef struct texmem_tensor {
  * custom "Convolution2DTransposeBias" (inputs: data, weights OHWI, bias).
  * PRELU: inputs data, alpha (broadcast to data). SUB, DIV, MAXIMUM,
  * MINIMUM: two inputs, numpy broadcasting. SOFTMAX over the last axis.
+ * MediaPipe's custom operators (version 2; options stay in custom_options,
+ * a FlexBuffers map): LANDMARKS_TO_TRANSFORM_MATRIX is
+ * "Landmarks2TransformMatrix" (landmarks (B,N,3) -> matrix (B,4,4)),
+ * TRANSFORM_TENSOR_BILINEAR is "TransformTensorBilinear" (data (B,H,W,C) and
+ * matrix (B or 1,4,4) -> (B,output_height,output_width,C)),
+ * TRANSFORM_LANDMARKS is "TransformLandmarks" (landmarks (B,N,2|3) and
+ * matrix -> same shape); see docs/mediapipe-ops.md.
  * OTHER (kept last) is any operator outside the IR, builtin or custom, known
  * to TFLite or not, or a known one whose options the IR cannot express: it
  * keeps its inputs and outputs, so records and plans cover every model, but
@@ -116,6 +123,9 @@ typedef struct texmem_tensor {
   X(MINIMUM)                                                                   \
   X(LEAKY_RELU)                                                                \
   X(RESIZE_NEAREST_NEIGHBOR)                                                   \
+  X(LANDMARKS_TO_TRANSFORM_MATRIX)                                             \
+  X(TRANSFORM_TENSOR_BILINEAR)                                                 \
+  X(TRANSFORM_LANDMARKS)                                                       \
   X(OTHER)
 
 typedef enum texmem_op_type {
