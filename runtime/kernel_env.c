@@ -254,7 +254,10 @@ bool texmem__kernel_any_batch(texmem_op_type t) {
     case TEXMEM_OP_PAD:
     case TEXMEM_OP_CONCATENATION:
     case TEXMEM_OP_RESHAPE:
-    case TEXMEM_OP_DEPTH_TO_SPACE: return true;
+    case TEXMEM_OP_DEPTH_TO_SPACE:
+    case TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX:
+    case TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR:
+    case TEXMEM_OP_TRANSFORM_LANDMARKS: return true;
     default: return false;
   }
 }
@@ -288,6 +291,9 @@ texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t) {
     case TEXMEM_OP_CONCATENATION: return texmem__kernel_concat;
     case TEXMEM_OP_RESHAPE: return texmem__kernel_reshape;
     case TEXMEM_OP_DEPTH_TO_SPACE: return texmem__kernel_depth_to_space;
+    case TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX: return texmem__kernel_landmarks_to_matrix;
+    case TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR: return texmem__kernel_transform_tensor;
+    case TEXMEM_OP_TRANSFORM_LANDMARKS: return texmem__kernel_transform_landmarks;
     default: return NULL;
   }
 }
