@@ -20,9 +20,7 @@ static const tt_model tt_models[] = {
     {"face_detection_full_range_sparse.tflite", NULL, NULL},
     {"face_detection_short_range.tflite", NULL, NULL},
     {"face_landmark.tflite", NULL, NULL},
-    {"face_landmark_with_attention.tflite", NULL,
-     "LANDMARKS_TO_TRANSFORM_MATRIX x3 (no kernel), TRANSFORM_TENSOR_BILINEAR x3 (no kernel), "
-     "TRANSFORM_LANDMARKS x5 (no kernel), STRIDED_SLICE x1"},
+    {"face_landmark_with_attention.tflite", NULL, "STRIDED_SLICE x1"},
     {"hand_landmark_full.tflite", NULL, NULL},
     {"hand_landmark_lite.tflite", NULL, NULL},
     {"hand_recrop.tflite", NULL, "STRIDED_SLICE x2"},
