@@ -124,11 +124,7 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
     st = texmem__gl_texture_new(ctx, &td[o], pool, &pool->objects[o], err);
     if (st) {
       /* Keep the status; name the object in front of the GL message. */
-      if (err) {
-        char msg[sizeof err->message];
-        memcpy(msg, err->message, sizeof msg);
-        texmem__fail(err, st, "object %zu of %zu: %.400s", o, k, msg);
-      }
+      texmem__prefix(err, "object %zu of %zu: ", o, k);
       break;
     }
     pool->bytes = texmem__add_sat(pool->bytes, texmem__gl_tex_get(ctx, pool->objects[o])->bytes);

@@ -253,7 +253,7 @@ texmem_status texmem_model_add_constant(texmem_model *m, const char *name, texme
     const uint8_t *src = data;
     float *dst = copy;
     for (size_t i = 0; i < count; i++)
-      dst[i] = texmem__half_to_float((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
+      dst[i] = texmem__f16_to_f32((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
     type = TEXMEM_DTYPE_FLOAT32;
   } else if (size) {
     memcpy(copy, data, size);

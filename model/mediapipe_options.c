@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "flexbuffers.h"
-#include "internal.h"
+#include "common.h" /* texmem__fail */
 
 typedef struct opts {
   texmem__flex_map map;

@@ -350,7 +350,7 @@ static texmem_status fold(reader *r, unsigned k, int32_t code, const int32_t *in
       free(owned);
       return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u (%s): no memory", k, opname);
     }
-    for (size_t i = 0; i < n_src; i++) f[i] = texmem__half_to_float(texmem__fb_u16(data + 2 * i));
+    for (size_t i = 0; i < n_src; i++) f[i] = texmem__f16_to_f32(texmem__fb_u16(data + 2 * i));
     free(owned);
     result = f;
   } else if (owned) {
@@ -892,7 +892,7 @@ static texmem_status materialize(reader *r) {
         rsize = size / 2 * 4;
         float *f = malloc(rsize ? rsize : 1);
         if (f)
-          for (size_t i = 0; i < size / 2; i++) f[i] = texmem__half_to_float(texmem__fb_u16(data + 2 * i));
+          for (size_t i = 0; i < size / 2; i++) f[i] = texmem__f16_to_f32(texmem__fb_u16(data + 2 * i));
         result = f;
         free(owned);
       } else if (owned) {

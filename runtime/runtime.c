@@ -8,7 +8,7 @@
 
 #include <glad/gles2.h>
 
-#include "internal.h"
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel_env.h"
 #include "texmem/runtime.h"
 
@@ -111,11 +111,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
   kn->pass = pass;
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   if (st) {
-    if (err) {
-      char msg[sizeof err->message];
-      memcpy(msg, err->message, sizeof msg);
-      texmem__fail(err, st, "operator %zu (%s): %.440s", k, name ? name : "?", msg);
-    }
+    texmem__prefix(err, "operator %zu (%s): ", k, name ? name : "?");
     return st;
   }
   if (kn->n_inputs > TEXMEM__KERNEL_MAX_IO || kn->n_outputs > TEXMEM__KERNEL_MAX_IO ||
