@@ -7,7 +7,7 @@
 #include "texmem/tflm.h"
 
 #include "flatbuffer.h"
-#include "internal.h" /* texmem__fail, from the planner */
+#include "common.h" /* texmem__fail */
 
 /* Model and metadata field ids of the public schema. */
 enum {

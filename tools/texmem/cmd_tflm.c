@@ -4,7 +4,6 @@
  * arena head with TFLM's lifetimes, compares with TFLM's own greedy
  * planner and the max_live bound, writes the plan into a copy of the model
  * (OfflineMemoryAllocation), or checks the plan a model carries. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,25 +35,15 @@ static void usage(FILE *f) {
 
 static int fail_status(const char *path, texmem_status s, const texmem_error *err) {
   if (s == TEXMEM_STATUS_IO) {
-    const char *why = texmem_cli_io_reason(path);
+    const char *why = cli_io_reason(path);
     fprintf(stderr, "texmem tflm: %s%s%s (%s)\n", err->message, strstr(err->message, why) ? "" : ": ",
             strstr(err->message, why) ? "" : why, texmem_status_name(s));
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   fprintf(stderr, "texmem tflm: %s (%s)\n", err->message, texmem_status_name(s));
-  return s == TEXMEM_STATUS_OUT_OF_MEMORY || s == TEXMEM_STATUS_INVALID_PLAN ? TEXMEM_EXIT_INTERNAL
-                                                                                : TEXMEM_EXIT_BAD_INPUT;
+  return cli_exit_for(s);
 }
 
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20 || *p >= 0x7f) fprintf(f, "\\u%04x", *p); /* bytes, not UTF-8: stays valid JSON */
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
 
 static void shape_str(const texmem_tflm_tensor *t, char *buf, size_t size) {
   size_t k = 0;
@@ -121,11 +110,11 @@ static void summary(const tflm_run *r) {
 static void json(const tflm_run *r) {
   size_t nt = texmem_tflm_tensor_count(r->f);
   printf("{\"model\": ");
-  json_str(stdout, r->path);
+  cli_json_str(stdout, r->path);
   printf(", \"subgraphs\": %zu, \"tensors\": %zu, \"planned\": %zu, \"arena_bytes\": %" PRIu64
          ", \"tflm_greedy_bytes\": %" PRIu64 ", \"max_live_bytes\": %" PRIu64 ", \"optimal\": %s, \"strategy\": ",
          texmem_tflm_subgraph_count(r->f), nt, r->n, r->arena, r->greedy, r->max_live, r->optimal ? "true" : "false");
-  json_str(stdout, r->strategy);
+  cli_json_str(stdout, r->strategy);
   if (r->has_budget) printf(", \"budget\": {\"bytes\": %" PRIu64 ", \"answer\": \"%s\"}", r->budget, budget_answer(r));
   printf(", \"peak\": [");
   bool first = true;
@@ -133,7 +122,7 @@ static void json(const tflm_run *r) {
     if (!live_at(&r->rec[k], r->peak_scope)) continue;
     const texmem_tflm_tensor *t = texmem_tflm_get_tensor(r->f, (size_t)r->tensor_of[k]);
     printf("%s{\"tensor\": %d, \"name\": ", first ? "" : ", ", (int)r->tensor_of[k]);
-    json_str(stdout, t->name);
+    cli_json_str(stdout, t->name);
     printf(", \"bytes\": %" PRIu64 "}", r->rec[k].dims[0]);
     first = false;
   }
@@ -156,26 +145,26 @@ static int check(const char *path, bool as_json) {
   if (!info.present) {
     fprintf(stderr, "texmem tflm: %s has no %s metadata\n", path, TEXMEM_TFLM_PLAN_NAME);
     texmem_tflm_destroy(f);
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   texmem_tflm_issue *is = NULL;
   size_t n_is = 0;
   uint64_t arena = 0;
   s = texmem_tflm_check(f, info.offsets, info.n, &is, &n_is, 0, &arena, &err);
-  int rc = TEXMEM_EXIT_OK;
+  int rc = CLI_EXIT_OK;
   if (s) {
     rc = fail_status(path, s, &err);
   } else if (as_json) {
     static const char *const kinds[] = {"wrong_count", "negative", "misaligned", "overlap", "too_far"};
     printf("{\"model\": ");
-    json_str(stdout, path);
+    cli_json_str(stdout, path);
     printf(", \"entries\": %zu, \"version\": %" PRIu32 ", \"subgraphs\": %" PRIu32 ", \"n\": %" PRIu32
            ", \"tensors\": %zu, \"arena_bytes\": %" PRIu64 ", \"issues\": [",
            info.entries, info.version, info.subgraphs, info.n, texmem_tflm_tensor_count(f), arena);
     for (size_t k = 0; k < n_is; k++) {
       printf("%s{\"kind\": \"%s\", \"tensor\": %" PRId64 ", \"other\": %" PRId64 ", \"message\": ", k ? ", " : "",
              kinds[is[k].kind], is[k].tensor, is[k].other);
-      json_str(stdout, is[k].message);
+      cli_json_str(stdout, is[k].message);
       printf("}");
     }
     printf("]}\n");
@@ -188,7 +177,7 @@ static int check(const char *path, bool as_json) {
     if (n_is) printf("%zu problem(s): TFLM would run this plan unchecked\n", n_is);
     else printf("plan ok: arena head %" PRIu64 " bytes for the offline-planned tensors\n", arena);
   }
-  if (!s && n_is) rc = TEXMEM_EXIT_BAD_INPUT;
+  if (!s && n_is) rc = CLI_EXIT_BAD_INPUT;
   free(is);
   free(info.offsets);
   texmem_tflm_destroy(f);
@@ -208,12 +197,12 @@ static int write_output(const tflm_run *r, const char *out_path, bool quiet) {
   free(data);
   if (!ok) {
     fprintf(stderr, "texmem tflm: cannot write %s\n", out_path);
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   if (!quiet)
     printf("wrote %s (%zu bytes): %s with %zu offsets, re-read and checked\n", out_path, size, TEXMEM_TFLM_PLAN_NAME,
            texmem_tflm_tensor_count(r->f));
-  return TEXMEM_EXIT_OK;
+  return CLI_EXIT_OK;
 }
 
 int texmem_cmd_tflm(int argc, char **argv) {
@@ -225,12 +214,12 @@ int texmem_cmd_tflm(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return TEXMEM_EXIT_OK;
+      return CLI_EXIT_OK;
     } else if (!strcmp(a, "--strategy") && i + 1 < argc) {
       const char *v = argv[++i];
       if (!texmem_strategy_from_name(v, &strategy) || !texmem_strategy_supports(strategy, TEXMEM_PLAN_OFFSETS)) {
         fprintf(stderr, "texmem tflm: --strategy '%s' is not an offsets strategy\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
     } else if (!strcmp(a, "--output") && i + 1 < argc) {
       out_path = argv[++i];
@@ -238,14 +227,10 @@ int texmem_cmd_tflm(int argc, char **argv) {
       check_path = argv[++i];
     } else if (!strcmp(a, "--budget") && i + 1 < argc) {
       const char *v = argv[++i];
-      char *end = NULL;
-      errno = 0;
-      unsigned long long b = strtoull(v, &end, 10);
-      if (!*v || *v == '-' || *end || errno) {
+      if (!cli_parse_u64(v, &budget)) {
         fprintf(stderr, "texmem tflm: --budget must be a number of bytes, not '%s'\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
-      budget = (uint64_t)b;
       has_budget = true;
     } else if (!strcmp(a, "--ascii")) {
       ascii = true;
@@ -254,7 +239,7 @@ int texmem_cmd_tflm(int argc, char **argv) {
     } else if (a[0] == '-' || path) {
       fprintf(stderr, "texmem tflm: unexpected argument '%s'\n", a);
       usage(stderr);
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     } else {
       path = a;
     }
@@ -262,13 +247,13 @@ int texmem_cmd_tflm(int argc, char **argv) {
   if (check_path) {
     if (path || out_path || ascii) {
       fprintf(stderr, "texmem tflm: --check takes only the file to check (and --json)\n");
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     }
     return check(check_path, as_json);
   }
   if (!path) {
     usage(stderr);
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
 
   texmem_error err = {0};
@@ -277,7 +262,7 @@ int texmem_cmd_tflm(int argc, char **argv) {
   if (s) return fail_status(path, s, &err);
   tflm_run r = {.path = path, .f = f, .has_budget = has_budget, .budget = budget};
   texmem_plan *p = NULL, *g = NULL;
-  int rc = TEXMEM_EXIT_OK;
+  int rc = CLI_EXIT_OK;
   size_t nt = texmem_tflm_tensor_count(f);
   r.offsets = malloc((nt + 1) * sizeof *r.offsets);
   if (!r.offsets) {
@@ -336,9 +321,9 @@ done:
   free(r.tensor_of);
   free(r.offsets);
   texmem_tflm_destroy(f);
-  if (rc == TEXMEM_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
+  if (rc == CLI_EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
     fprintf(stderr, "texmem tflm: write error\n");
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
   return rc;
 }
