@@ -143,7 +143,7 @@ static texmem_status verify(const texmem_tflm *f, const uint8_t *data, size_t si
   size_t bsize = 0;
   const uint8_t *b = info.present ? texmem_tflm_buffer_data(g, info.buffer, &bsize) : NULL;
   if (!info.present || info.entries != 1 || info.n != n || info.version != 0 || info.subgraphs != g->n_sg ||
-      memcmp(info.offsets, offsets, n * sizeof *offsets) || ((size_t)(b - data) % TEXMEM_TFLM_ALIGNMENT)) {
+      memcmp(info.offsets, offsets, n * sizeof *offsets) || ((size_t)(b - g->file) % TEXMEM_TFLM_ALIGNMENT)) {
     st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "written plan does not read back as written");
     goto done;
   }

@@ -222,7 +222,7 @@ Test(tflm, round_trip_every_model) {
     cr_assert_arr_eq(info.offsets, off, info.n * sizeof *off);
     size_t bsize;
     const uint8_t *b = texmem_tflm_buffer_data(g, info.buffer, &bsize);
-    cr_assert_eq((size_t)(b - data) % 16, 0, "plan buffer 16-byte aligned in the file");
+    cr_assert_eq((size_t)(b - texmem_tflm_file(g, NULL)) % 16, 0, "plan buffer 16-byte aligned in the file");
     cr_assert_eq(bsize, 4 * (3 + (size_t)info.n));
     texmem_tflm_issue *is = NULL;
     size_t n_is = 0;
