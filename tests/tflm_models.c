@@ -163,9 +163,10 @@ static void branchy(gb *g, uint64_t seed, int32_t *in, int32_t *out) {
   *out = made[n - 1];
 }
 
-/* The seed of TM_BRANCHY_INT8, found by trying seeds 1..3000 (tm_branchy_seed):
- * about one in three gives a TFLM greedy plan above the proven optimum; with
- * 5 it is 6912 bytes against 6144. */
+/* The seed of TM_BRANCHY_INT8, found by trying seeds (tm_branchy_seed) on
+ * an earlier bias-free version of this generator, where about one in three
+ * of seeds 1..3000 put TFLM's greedy above the proven optimum; with biases,
+ * seed 5 gives 6912 bytes against 6144 (test_model_tflm checks it). */
 #define BRANCHY_SEED 5
 
 texmem_status tm_build(tm_kind k, const tw_metadata *meta, size_t n_meta, uint8_t **out, size_t *size,
