@@ -61,6 +61,7 @@ typedef struct texmem__problem {
   uint64_t alignment;    /* offsets: >= 1; size[] is NOT aligned */
   uint64_t exact_node_budget;
   double exact_time_budget_ms;
+  uint64_t budget;       /* exact: only ask "fits in budget?"; 0 = optimise */
 } texmem__problem;
 
 static inline bool texmem__conflict(const texmem__problem *pb, size_t a,
@@ -179,6 +180,7 @@ struct texmem_plan {
   uint64_t max_dims[3];
   bool optimal;
   uint64_t bound;
+  uint64_t budget; /* texmem_plan_desc.budget */
   texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
 };
 

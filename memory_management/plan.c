@@ -116,6 +116,7 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
   pb->alignment = d && d->alignment ? d->alignment : 1;
   pb->exact_node_budget = d && d->exact_node_budget ? d->exact_node_budget : 2000000;
   pb->exact_time_budget_ms = d && d->exact_time_budget_ms > 0 ? d->exact_time_budget_ms : 1000.0;
+  pb->budget = d ? d->budget : 0;
   size_t m = n ? n : 1;
   pb->dims = calloc(m, sizeof *pb->dims);
   pb->size = calloc(m, sizeof *pb->size);
@@ -598,6 +599,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
   texmem_plan *p = NULL;
   texmem_strategy chosen = d->strategy;
   if (d->kind == TEXMEM_PLAN_OFFSETS && d->layout == TEXMEM_LAYOUT_LINEAR) {
+    nat.budget = 0; /* the arena's rows are not the budget's unit */
     st = texmem__arena_plan(records, &nat, d, &p, &chosen, err); /* arena.c */
   } else if (d->kind == TEXMEM_PLAN_OFFSETS) {
     uint64_t *off = calloc(count ? count : 1, sizeof *off);
@@ -695,6 +697,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
   p->strategy = chosen;
   p->layout = d->layout;
   p->dims = dims;
+  p->budget = d->budget;
   p->alignment = d->alignment ? d->alignment : 1;
   memcpy(p->max_dims, d->max_dims, sizeof p->max_dims);
   memcpy(p->reports, reports, sizeof reports);
@@ -733,6 +736,11 @@ uint64_t texmem_plan_tensor_offset(const texmem_plan *p, size_t t) {
 uint64_t texmem_plan_linear_width(const texmem_plan *p) { return p->linear_width; }
 bool texmem_plan_is_optimal(const texmem_plan *p) { return p->optimal; }
 uint64_t texmem_plan_bound(const texmem_plan *p) { return p->bound; }
+texmem_fit texmem_plan_fits(const texmem_plan *p) {
+  if (!p->budget) return TEXMEM_FIT_NO_BUDGET;
+  if (p->total <= p->budget) return TEXMEM_FIT_FITS;
+  return p->bound > p->budget ? TEXMEM_FIT_DOES_NOT_FIT : TEXMEM_FIT_UNKNOWN;
+}
 
 texmem_strategy_report texmem_plan_strategy_report(const texmem_plan *p, texmem_strategy s) {
   texmem_strategy_report r;

@@ -106,6 +106,11 @@ typedef struct texmem_plan_desc {
    * already spent; exact search gets at most the time left. The plan's
    * strategy reports say what was skipped. Named strategies always run. */
   double time_budget_ms;
+  /* Budget oracle (bytes, or the plan's total unit): "does it fit in
+   * budget?". Exact search (alone or within BEST, natural offsets plans)
+   * then only asks that question; texmem_plan_fits gives the answer.
+   * 0 = no budget. */
+  uint64_t budget;
 } texmem_plan_desc;
 
 typedef struct texmem_plan texmem_plan;
@@ -147,6 +152,16 @@ TEXMEM_API uint64_t texmem_plan_linear_width(const texmem_plan *p);
 TEXMEM_API bool texmem_plan_is_optimal(const texmem_plan *p);
 /* Exact search: the best lower bound known for this problem. */
 TEXMEM_API uint64_t texmem_plan_bound(const texmem_plan *p);
+
+/* The budget oracle's answer (texmem_plan_desc.budget). */
+typedef enum texmem_fit {
+  TEXMEM_FIT_NO_BUDGET = 0, /* no budget was given */
+  TEXMEM_FIT_FITS,          /* the plan's total is <= budget */
+  TEXMEM_FIT_DOES_NOT_FIT,  /* proven: texmem_plan_bound > budget (a bound,
+                               or a completed search that raised it) */
+  TEXMEM_FIT_UNKNOWN        /* neither shown within the node/time budgets */
+} texmem_fit;
+TEXMEM_API texmem_fit texmem_plan_fits(const texmem_plan *p);
 
 /* What a strategy did for a plan: for BEST, every strategy of the plan's
  * kind; otherwise the one strategy that planned it. */
