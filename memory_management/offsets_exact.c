@@ -69,7 +69,9 @@ typedef struct search {
   const uint32_t *rank;   /* the preorder in use */
   uint64_t maxslack;
   uint64_t *minoff, *off; /* off == UNPLACED while unplaced */
-  uint64_t *lowmin, *total; /* per task scratch */
+  uint64_t *lowmin, *total; /* per task: lowest minimum offset and size
+                              of the unplaced tensors */
+  uint64_t *total0, *scratch;
   frame *fr;
   logent *log;
   size_t nlog, caplog;
@@ -116,16 +118,33 @@ static void undo_to(search *S, size_t mark) {
   }
 }
 
-/* Places tensor j at its minimum offset and raises the minimum offsets of
- * the unplaced tensors of [bl, bh) it conflicts with. */
+/* Places tensor j at its minimum offset, raises the minimum offsets of the
+ * unplaced tensors of [bl, bh) it conflicts with, and updates the task
+ * data where it can change: the unplaced size over j's tasks, and the
+ * lowest minimum offset over the tasks of j and of the raised tensors. */
 static bool place(search *S, uint32_t j, uint32_t bl, uint32_t bh) {
   uint64_t top = S->minoff[j] + S->a[j];
   if (!set_logged(S, &S->off[j], S->minoff[j])) return false;
-  uint32_t f = S->first[j], l = S->last[j];
+  uint32_t f = S->first[j], l = S->last[j], L = f, R = l;
   for (uint32_t k = bl; k < bh && S->first[k] <= l; k++) {
     if (S->off[k] != UNPLACED || S->last[k] < f || S->minoff[k] >= top) continue;
     if (!set_logged(S, &S->minoff[k], top)) return false;
+    if (S->first[k] < L) L = S->first[k];
+    if (S->last[k] > R) R = S->last[k];
   }
+  for (uint32_t t = f; t <= l; t++)
+    if (!set_logged(S, &S->total[t], S->total[t] - S->a[j])) return false;
+  uint64_t *nm = S->scratch;
+  for (uint32_t t = L; t <= R; t++) nm[t] = UINT64_MAX;
+  for (uint32_t k = bl; k < bh && S->first[k] <= R; k++) {
+    if (S->off[k] != UNPLACED || S->last[k] < L) continue;
+    uint64_t mo = S->minoff[k];
+    uint32_t hi = S->last[k] < R ? S->last[k] : R;
+    for (uint32_t t = S->first[k] > L ? S->first[k] : L; t <= hi; t++)
+      if (mo < nm[t]) nm[t] = mo;
+  }
+  for (uint32_t t = L; t <= R; t++)
+    if (nm[t] != S->lowmin[t] && !set_logged(S, &S->lowmin[t], nm[t])) return false;
   return true;
 }
 
@@ -145,18 +164,6 @@ static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo
   }
   *min_height = mh;
   if (tl == UINT32_MAX) return true;
-  for (uint32_t t = tl; t <= th; t++) {
-    S->lowmin[t] = UINT64_MAX;
-    S->total[t] = 0;
-  }
-  for (uint32_t k = bl; k < bh; k++) {
-    if (S->off[k] != UNPLACED) continue;
-    uint64_t mo = S->minoff[k], a = S->a[k];
-    for (uint32_t t = S->first[k]; t <= S->last[k]; t++) {
-      if (mo < S->lowmin[t]) S->lowmin[t] = mo;
-      S->total[t] += a;
-    }
-  }
   uint64_t cap = texmem__add_sat(C, S->maxslack);
   for (uint32_t t = tl; t <= th; t++)
     if (S->total[t] && texmem__max_u64(S->lowmin[t], lo) + S->total[t] > cap) return false;
@@ -276,6 +283,10 @@ static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
     S->minoff[k] = 0;
     S->off[k] = UNPLACED;
   }
+  for (uint32_t t = 0; t < S->nt; t++) {
+    S->total[t] = S->total0[t];
+    S->lowmin[t] = S->total0[t] ? 0 : UINT64_MAX;
+  }
   S->nlog = 0;
   S->rank = S->ranks[pre];
   S->limit_nodes = 0;
@@ -318,6 +329,8 @@ static void search_free(search *S) {
   free(S->off);
   free(S->lowmin);
   free(S->total);
+  free(S->total0);
+  free(S->scratch);
   free(S->fr);
   free(S->log);
 }
@@ -419,6 +432,8 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   S.off = malloc(m * sizeof *S.off);
   S.lowmin = malloc(((size_t)nt + 1) * sizeof *S.lowmin);
   S.total = malloc(((size_t)nt + 1) * sizeof *S.total);
+  S.total0 = malloc(((size_t)nt + 1) * sizeof *S.total0);
+  S.scratch = malloc(((size_t)nt + 1) * sizeof *S.scratch);
   S.fr = malloc((m + 2 * MAX_NEST + 2) * sizeof *S.fr);
   pre_key *pre = malloc(m * sizeof *pre);
   by_first *bf = malloc(m * sizeof *bf);
@@ -426,7 +441,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   while (leaves < nt) leaves *= 2;
   uint64_t *seg = calloc(2 * (size_t)leaves, sizeof *seg);
   if (!S.first || !S.last || !S.a || !S.s || !S.orig || !ranks_ok || !S.minoff || !S.off ||
-      !S.lowmin || !S.total || !S.fr || !pre || !bf || !seg) {
+      !S.lowmin || !S.total || !S.total0 || !S.scratch || !S.fr || !pre || !bf || !seg) {
     free(da);
     free(pre);
     free(bf);
@@ -438,6 +453,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   for (uint32_t t = 0; t < nt; t++) {
     ra += da[t];
     seg[leaves + t] = ra;
+    S.total0[t] = ra;
   }
   free(da);
   for (size_t v = leaves - 1; v >= 1; v--) seg[v] = texmem__max_u64(seg[2 * v], seg[2 * v + 1]);
