@@ -373,6 +373,29 @@ static size_t check_json(const char *text, size_t nrec, unsigned dims, unsigned 
     cr_assert_eq(strncmp(p.s, "true", 4), 0);
     p.s += 4;
     lit(&p, ',');
+    if (!strcmp(kind, "offsets")) { /* the proof status: optimal, bound <= total */
+      expect_key(&p, "optimal");
+      ws(&p);
+      bool opt = !strncmp(p.s, "true", 4);
+      cr_assert(opt || !strncmp(p.s, "false", 5), "optimal: %.10s", p.s);
+      p.s += opt ? 4 : 5;
+      lit(&p, ',');
+      expect_key(&p, "bound");
+      double bound = jnum(&p);
+      cr_assert_leq(bound, total);
+      cr_assert_geq(bound, max_live);
+      if (opt) cr_assert_eq(bound, total);
+      lit(&p, ',');
+    }
+    ws(&p);
+    if (!strncmp(p.s, "\"fits\"", 6)) { /* --budget */
+      expect_key(&p, "fits");
+      ws(&p);
+      cr_assert(!strncmp(p.s, "true", 4) || !strncmp(p.s, "false", 5) || !strncmp(p.s, "null", 4),
+                "fits: %.10s", p.s);
+      p.s += *p.s == 'f' ? 5 : 4;
+      lit(&p, ',');
+    }
     if (s == TEXMEM_STRATEGY_BEST) { /* the strategies best skipped for its budget */
       expect_key(&p, "skipped");
       lit(&p, '[');

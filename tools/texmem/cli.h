@@ -3,7 +3,13 @@
 #define TEXMEM_CLI_H
 
 /* Exit codes of every subcommand. */
-enum { TEXMEM_EXIT_OK = 0, TEXMEM_EXIT_INTERNAL = 1, TEXMEM_EXIT_BAD_INPUT = 2 };
+enum {
+  TEXMEM_EXIT_OK = 0,
+  TEXMEM_EXIT_INTERNAL = 1,
+  TEXMEM_EXIT_BAD_INPUT = 2,
+  TEXMEM_EXIT_DOES_NOT_FIT = 3, /* texmem plan --budget: proven not to fit */
+  TEXMEM_EXIT_UNKNOWN = 4       /* texmem plan --budget: neither shown in time */
+};
 
 /* argv[0] is the subcommand name. */
 int texmem_cmd_plan(int argc, char **argv);
