@@ -72,6 +72,12 @@ typedef struct search {
   uint64_t *lowmin, *total; /* per task: lowest minimum offset and size
                               of the unplaced tensors */
   uint64_t *total0, *scratch;
+  uint64_t *base;         /* minimum offset with nothing placed */
+  uint64_t align;
+  /* Fixed tensors each tensor conflicts with, by offset: [fx_start[k],
+   * fx_start[k + 1]) in fx_off / fx_end. */
+  size_t *fx_start;
+  uint64_t *fx_off, *fx_end;
   frame *fr;
   logent *log;
   size_t nlog, caplog;
@@ -118,6 +124,17 @@ static void undo_to(search *S, size_t mark) {
   }
 }
 
+/* The lowest offset >= o (aligned) where tensor k clears the fixed
+ * tensors it conflicts with. */
+static uint64_t clear_fixed(const search *S, uint32_t k, uint64_t o) {
+  if (!S->fx_start) return o;
+  for (size_t e = S->fx_start[k]; e < S->fx_start[k + 1]; e++) {
+    if (S->fx_off[e] >= o + S->a[k]) break;
+    if (S->fx_end[e] > o) o = texmem__align_up(S->fx_end[e], S->align);
+  }
+  return o;
+}
+
 /* Places tensor j at its minimum offset, raises the minimum offsets of the
  * unplaced tensors of [bl, bh) it conflicts with, and updates the task
  * data where it can change: the unplaced size over j's tasks, and the
@@ -128,7 +145,7 @@ static bool place(search *S, uint32_t j, uint32_t bl, uint32_t bh) {
   uint32_t f = S->first[j], l = S->last[j], L = f, R = l;
   for (uint32_t k = bl; k < bh && S->first[k] <= l; k++) {
     if (S->off[k] != UNPLACED || S->last[k] < f || S->minoff[k] >= top) continue;
-    if (!set_logged(S, &S->minoff[k], top)) return false;
+    if (!set_logged(S, &S->minoff[k], clear_fixed(S, k, top))) return false;
     if (S->first[k] < L) L = S->first[k];
     if (S->last[k] > R) R = S->last[k];
   }
@@ -279,14 +296,18 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
 
 /* One question with one preorder and a node limit. */
 static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
-  for (uint32_t k = 0; k < S->m; k++) {
-    S->minoff[k] = 0;
-    S->off[k] = UNPLACED;
-  }
   for (uint32_t t = 0; t < S->nt; t++) {
     S->total[t] = S->total0[t];
-    S->lowmin[t] = S->total0[t] ? 0 : UINT64_MAX;
+    S->lowmin[t] = UINT64_MAX;
   }
+  for (uint32_t k = 0; k < S->m; k++) {
+    S->minoff[k] = S->base[k];
+    S->off[k] = UNPLACED;
+    for (uint32_t t = S->first[k]; t <= S->last[k] && S->fx_start; t++)
+      if (S->base[k] < S->lowmin[t]) S->lowmin[t] = S->base[k];
+  }
+  if (!S->fx_start)
+    for (uint32_t t = 0; t < S->nt; t++) S->lowmin[t] = S->total0[t] ? 0 : UINT64_MAX;
   S->nlog = 0;
   S->rank = S->ranks[pre];
   S->limit_nodes = 0;
@@ -331,8 +352,57 @@ static void search_free(search *S) {
   free(S->total);
   free(S->total0);
   free(S->scratch);
+  free(S->base);
+  free(S->fx_start);
+  free(S->fx_off);
+  free(S->fx_end);
   free(S->fr);
   free(S->log);
+}
+
+static int cmp_fx(const void *pa, const void *pb) {
+  const uint64_t *a = pa, *b = pb;
+  return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* For each searched tensor, the fixed tensors it conflicts with, sorted by
+ * offset. */
+static texmem_status fixed_lists(search *S, const texmem__problem *pb, size_t nfixed,
+                                 texmem_error *err) {
+  uint32_t m = S->m;
+  uint64_t (*fx)[4] = malloc(nfixed * sizeof *fx); /* off, end, first, last */
+  size_t cnt = 0, k = 0;
+  S->fx_start = calloc((size_t)m + 1, sizeof *S->fx_start);
+  if (!fx || !S->fx_start) {
+    free(fx);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  }
+  for (size_t i = 0; i < pb->n; i++)
+    if (texmem__is_fixed(pb, i) && pb->size[i])
+      fx[k][0] = pb->fixed[i], fx[k][1] = pb->fixed[i] + pb->size[i], fx[k][2] = pb->first[i],
+      fx[k][3] = pb->last[i], k++;
+  qsort(fx, k, sizeof *fx, cmp_fx);
+  for (uint32_t j = 0; j < m; j++)
+    for (size_t e = 0; e < k; e++)
+      if (fx[e][2] <= S->last[j] && S->first[j] <= fx[e][3]) cnt++;
+  S->fx_off = malloc((cnt ? cnt : 1) * sizeof *S->fx_off);
+  S->fx_end = malloc((cnt ? cnt : 1) * sizeof *S->fx_end);
+  if (!S->fx_off || !S->fx_end) {
+    free(fx);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  }
+  cnt = 0;
+  for (uint32_t j = 0; j < m; j++) {
+    S->fx_start[j] = cnt;
+    for (size_t e = 0; e < k; e++)
+      if (fx[e][2] <= S->last[j] && S->first[j] <= fx[e][3]) {
+        S->fx_off[cnt] = fx[e][0];
+        S->fx_end[cnt++] = fx[e][1];
+      }
+  }
+  S->fx_start[m] = cnt;
+  free(fx);
+  return TEXMEM_STATUS_OK;
 }
 
 /* The best plan of the offsets heuristics (ties: the first). */
@@ -350,6 +420,7 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
     bool opt = false;
     uint64_t b = 0;
     texmem_status st = fns[f](pb, tmp, &opt, &b, err);
+    if (st == TEXMEM_STATUS_UNSUPPORTED) continue; /* refuses fixed offsets */
     if (st) {
       free(tmp);
       return st;
@@ -384,10 +455,17 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   }
   uint64_t maxslack = 0, lb = 0;
   size_t m = 0;
+  uint64_t fixed_top = 0;
+  size_t nfixed = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t a = texmem__align_up(pb->size[i], pb->alignment);
     if (!a) continue;
-    m++;
+    if (texmem__is_fixed(pb, i)) {
+      fixed_top = texmem__max_u64(fixed_top, pb->fixed[i] + pb->size[i]);
+      nfixed++;
+    } else {
+      m++;
+    }
     maxslack = texmem__max_u64(maxslack, a - pb->size[i]);
     lb = texmem__max_u64(lb, pb->size[i]);
     dr[pb->first[i]] += pb->size[i];
@@ -405,6 +483,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   free(dr);
   lb = texmem__max_u64(lb, maxa - maxslack);
   lb = texmem__max_u64(lb, *bound);
+  lb = texmem__max_u64(lb, fixed_top);
   uint64_t target = pb->budget; /* 0: optimise */
   if (lb >= best_total || m == 0 || (target && (best_total <= target || lb > target))) {
     free(da);
@@ -453,13 +532,22 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   for (uint32_t t = 0; t < nt; t++) {
     ra += da[t];
     seg[leaves + t] = ra;
-    S.total0[t] = ra;
   }
   free(da);
+  /* Per-task unplaced size: the tensors searched (not the fixed ones). */
+  memset(S.total0, 0, ((size_t)nt + 1) * sizeof *S.total0);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = texmem__align_up(pb->size[i], pb->alignment);
+    if (!a || texmem__is_fixed(pb, i)) continue;
+    S.total0[pb->first[i]] += a;
+    S.total0[pb->last[i] + 1] -= a;
+  }
+  for (uint32_t t = 1; t < nt; t++) S.total0[t] += S.total0[t - 1];
   for (size_t v = leaves - 1; v >= 1; v--) seg[v] = texmem__max_u64(seg[2 * v], seg[2 * v + 1]);
   uint32_t j = 0;
   for (size_t i = 0; i < n; i++)
-    if (texmem__align_up(pb->size[i], pb->alignment)) bf[j++] = (by_first){pb->first[i], pb->last[i], (uint32_t)i};
+    if (texmem__align_up(pb->size[i], pb->alignment) && !texmem__is_fixed(pb, i))
+      bf[j++] = (by_first){pb->first[i], pb->last[i], (uint32_t)i};
   qsort(bf, m, sizeof *bf, cmp_first);
   uint64_t *busiest = malloc(m * sizeof *busiest);
   if (!busiest) {
@@ -500,6 +588,15 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   }
   free(busiest);
   free(pre);
+  S.align = pb->alignment;
+  S.base = calloc(m, sizeof *S.base);
+  if (!S.base) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  if (!st && nfixed) st = fixed_lists(&S, pb, nfixed, err);
+  if (st) {
+    search_free(&S);
+    return st;
+  }
+  for (j = 0; j < m; j++) S.base[j] = clear_fixed(&S, j, 0);
 
   /* Questions: "a plan of at most C?" for C at the lower bound, the
    * midpoint and just under the best plan, each with every preorder under
@@ -517,8 +614,8 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
       for (unsigned p = 0; p < NPRE; p++) {
         outcome r = decide(&S, C, p, limit);
         if (r == FOUND) {
-          uint64_t t = 0;
-          for (size_t i = 0; i < n; i++) offset[i] = 0;
+          uint64_t t = fixed_top;
+          for (size_t i = 0; i < n; i++) offset[i] = texmem__is_fixed(pb, i) ? pb->fixed[i] : 0;
           for (j = 0; j < m; j++) {
             offset[S.orig[j]] = S.off[j];
             t = texmem__max_u64(t, S.off[j] + S.s[j]);

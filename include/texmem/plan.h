@@ -111,7 +111,17 @@ typedef struct texmem_plan_desc {
    * then only asks that question; texmem_plan_fits gives the answer.
    * 0 = no budget. */
   uint64_t budget;
+  /* Fixed offsets (natural offsets plans): NULL, or one entry per record:
+   * TEXMEM_OFFSET_FREE to plan the tensor, else the offset it must take
+   * (a multiple of the alignment). The others are planned around them by
+   * exact, greedy_in_order, greedy_by_breadth and greedy_by_size (and BEST
+   * over those); strip_best_fit refuses them. Fixed tensors that conflict
+   * and overlap, or a misaligned one, give INVALID_ARGUMENT naming them.
+   * Borrowed for the call; the plan keeps a copy its validator checks. */
+  const uint64_t *fixed_offsets;
 } texmem_plan_desc;
+
+#define TEXMEM_OFFSET_FREE UINT64_MAX
 
 typedef struct texmem_plan texmem_plan;
 
