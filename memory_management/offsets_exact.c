@@ -416,7 +416,7 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
   uint64_t best = UINT64_MAX;
   for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
     /* strip_best_fit is quadratic: only on inputs it plans quickly */
-    if (fns[f] == texmem__offsets_strip_best_fit && pb->n > 20000) continue;
+    if (fns[f] == texmem__offsets_strip_best_fit && pb->n > 5000) continue;
     bool opt = false;
     uint64_t b = 0;
     texmem_status st = fns[f](pb, tmp, &opt, &b, err);
