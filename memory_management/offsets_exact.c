@@ -415,8 +415,11 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
   if (!tmp) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
   uint64_t best = UINT64_MAX;
   for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
-    /* strip_best_fit is quadratic: only on inputs it plans quickly */
+    /* strip_best_fit is quadratic: only on inputs it plans quickly; on
+     * large inputs greedy_by_size alone, as the search rarely gets far
+     * there and BEST has run the others already */
     if (fns[f] == texmem__offsets_strip_best_fit && pb->n > 5000) continue;
+    if (f > 0 && pb->n > 50000) break;
     bool opt = false;
     uint64_t b = 0;
     texmem_status st = fns[f](pb, tmp, &opt, &b, err);
