@@ -40,7 +40,7 @@ typedef enum { FOUND, NOT_FOUND, LIMIT, ABORTED, NO_MEMORY } outcome;
 
 #define NONE UINT32_MAX
 #define UNPLACED UINT64_MAX
-#define LOG_CAP ((size_t)1 << 26)
+#define LOG_CAP ((size_t)1 << 24) /* 256 MiB of undo log: past it, the search stops */
 #define MAX_NEST 64
 #define NPRE 3
 
