@@ -126,6 +126,11 @@ texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem
                                  texmem_strategy *chosen, texmem_error *err);
 
 /* Plan object (internal layout, see texmem_plan_* accessors). */
+/* The desc with every zero-means-default field filled (desc may be NULL):
+ * the one place plan defaults are set. */
+#define TEXMEM__DEFAULT_BUDGET_MS 2000.0
+texmem_plan_desc texmem__plan_desc_defaults(const texmem_plan_desc *desc);
+
 /* A zeroed plan with room for n tensors and n_objects objects (at least
  * one of each); NULL when out of memory. */
 texmem_plan *texmem__plan_alloc(size_t n, size_t n_objects);

@@ -107,17 +107,28 @@ void texmem__problem_free(texmem__problem *pb) {
 
 static const char *dim_name(int k) { return k == 0 ? "width" : k == 1 ? "height" : "depth"; }
 
+texmem_plan_desc texmem__plan_desc_defaults(const texmem_plan_desc *desc) {
+  texmem_plan_desc d = desc ? *desc : (texmem_plan_desc){0};
+  if (!d.alignment) d.alignment = 1;
+  if (!d.exact_node_budget) d.exact_node_budget = 2000000;
+  if (!(d.exact_time_budget_ms > 0)) d.exact_time_budget_ms = 1000.0;
+  if (!(d.time_budget_ms > 0)) d.time_budget_ms = TEXMEM__DEFAULT_BUDGET_MS;
+  return d;
+}
+
 /* Checks records and builds the natural problem (volumes, compressed tasks). */
 texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
-                                  unsigned dims, const texmem_plan_desc *d,
+                                  unsigned dims, const texmem_plan_desc *desc,
                                   texmem__problem *pb, texmem_error *err) {
+  texmem_plan_desc dd = texmem__plan_desc_defaults(desc);
+  const texmem_plan_desc *d = &dd;
   memset(pb, 0, sizeof *pb);
   pb->n = n;
   pb->ndims = dims;
-  pb->alignment = d && d->alignment ? d->alignment : 1;
-  pb->exact_node_budget = d && d->exact_node_budget ? d->exact_node_budget : 2000000;
-  pb->exact_time_budget_ms = d && d->exact_time_budget_ms > 0 ? d->exact_time_budget_ms : 1000.0;
-  pb->budget = d ? d->budget : 0;
+  pb->alignment = d->alignment;
+  pb->exact_node_budget = d->exact_node_budget;
+  pb->exact_time_budget_ms = d->exact_time_budget_ms;
+  pb->budget = d->budget;
   size_t m = n ? n : 1;
   pb->dims = calloc(m, sizeof *pb->dims);
   pb->size = calloc(m, sizeof *pb->size);
@@ -262,7 +273,6 @@ typedef struct budget {
   texmem_strategy_report *reports; /* TEXMEM_STRATEGY_COUNT_ entries */
 } budget;
 
-#define TEXMEM__DEFAULT_BUDGET_MS 2000.0
 
 static size_t quadratic_max_n(texmem_strategy s) {
   switch (s) {
@@ -608,13 +618,9 @@ static texmem_status check_fixed(const texmem_record *rec, const texmem__problem
   return TEXMEM_STATUS_OK;
 }
 
-texmem_status texmem_plan_create(const texmem_record *records, size_t count,
-                                 unsigned dims, const texmem_plan_desc *desc,
-                                 texmem_plan **out, texmem_error *err) {
-  static const texmem_plan_desc zero_desc;
-  const texmem_plan_desc *d = desc ? desc : &zero_desc;
-  if (!out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "out is NULL");
-  *out = NULL;
+/* Every check of the arguments and the desc, apart from the work. */
+static texmem_status check_args(const texmem_record *records, size_t count, unsigned dims,
+                                const texmem_plan_desc *d, texmem_error *err) {
   if (count && !records)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "records is NULL with count %zu", count);
   if (dims < 1 || dims > 3)
@@ -641,10 +647,22 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
                         "fixed_offsets applies to natural offsets plans only");
   if (d->time_budget_ms < 0 || d->time_budget_ms != d->time_budget_ms)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "time_budget_ms must be >= 0");
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_plan_create(const texmem_record *records, size_t count,
+                                 unsigned dims, const texmem_plan_desc *desc,
+                                 texmem_plan **out, texmem_error *err) {
+  if (!out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "out is NULL");
+  *out = NULL;
+  const texmem_plan_desc dd = texmem__plan_desc_defaults(desc);
+  const texmem_plan_desc *d = &dd;
+  texmem_status st0 = check_args(records, count, dims, desc ? desc : d, err);
+  if (st0) return st0;
   /* Reports live here until the plan exists (it is allocated last). */
   texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
   memset(reports, 0, sizeof reports);
-  budget bg = {now_ms(), d->time_budget_ms > 0 ? d->time_budget_ms : TEXMEM__DEFAULT_BUDGET_MS, 0,
+  budget bg = {now_ms(), d->time_budget_ms, 0,
                reports};
 
   texmem__problem nat;
@@ -770,7 +788,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
   p->layout = d->layout;
   p->dims = dims;
   p->budget = d->budget;
-  p->alignment = d->alignment ? d->alignment : 1;
+  p->alignment = d->alignment;
   memcpy(p->max_dims, d->max_dims, sizeof p->max_dims);
   memcpy(p->reports, reports, sizeof reports);
   st = texmem_plan_validate(records, count, dims, p, err);
