@@ -3,7 +3,11 @@
  * wrap; uoffsets only point forward, so following them cannot cycle. */
 #include "flatbuffer.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "common.h"
 
 const char *texmem__fb_strerror(texmem__fb_err e) {
   switch (e) {
@@ -183,4 +187,13 @@ texmem__fb_err texmem__fb_vec_table(const texmem__fb_vec *v, uint32_t i,
   texmem__fb_err e = follow(v->fb, (uint64_t)v->pos + 4ull * i, 4, &target);
   if (e != TEXMEM__FB_OK) return e;
   return table_at(v->fb, target, v->depth + 1, out);
+}
+
+texmem_status texmem__fb_bad(texmem_error *err, texmem__fb_err e, const char *fmt, ...) {
+  char ctx[384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(ctx, sizeof ctx, fmt, ap);
+  va_end(ap);
+  return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: %s", ctx, texmem__fb_strerror(e));
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "texmem/status.h"
+
 /* Nested tables deeper than this are refused (the TFLite schema needs 6). */
 #define TEXMEM__FB_MAX_DEPTH 64
 
@@ -26,6 +28,21 @@ typedef enum texmem__fb_err {
 } texmem__fb_err;
 
 const char *texmem__fb_strerror(texmem__fb_err e);
+
+/* TEXMEM_STATUS_BAD_MODEL with "<context>: <flatbuffer error>", the context
+ * printf-style (what was being read: "subgraph 0: tensors vector"). */
+texmem_status texmem__fb_bad(texmem_error *err, texmem__fb_err e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Returns texmem__fb_bad(err, ...) from the calling function when call
+ * fails. */
+#define TEXMEM__FB_TRY(err, call, ...)                                         \
+  do {                                                                         \
+    texmem__fb_err e_ = (call);                                                \
+    if (e_ != TEXMEM__FB_OK) return texmem__fb_bad((err), e_, __VA_ARGS__);    \
+  } while (0)
 
 typedef struct texmem__fb {
   const uint8_t *data;

@@ -35,24 +35,7 @@ typedef struct reader {
   const texmem_model_load_desc *desc;
 } reader;
 
-/* BAD_MODEL with "<context>: <flatbuffer error>". */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static texmem_status bad(reader *r, texmem__fb_err e, const char *fmt, ...) {
-  char ctx[384];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(ctx, sizeof ctx, fmt, ap);
-  va_end(ap);
-  return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "%s: %s", ctx, texmem__fb_strerror(e));
-}
-
-#define FB(call, ...)                                                          \
-  do {                                                                         \
-    texmem__fb_err e_ = (call);                                                \
-    if (e_ != TEXMEM__FB_OK) return bad(r, e_, __VA_ARGS__);                   \
-  } while (0)
+#define FB(call, ...) TEXMEM__FB_TRY(r->err, call, __VA_ARGS__)
 
 static bool map_type(uint8_t t, texmem_dtype *out) {
   switch (t) {
@@ -93,7 +76,7 @@ static texmem_status buffer_bytes(reader *r, uint32_t i, uint32_t b, const uint8
     *size = v.len;
   } else if (off > 1) {
     if (off > r->fb.size || sz > r->fb.size - off)
-      return bad(r, TEXMEM__FB_OUT_OF_BOUNDS, "tensor %u: buffer %u external data", i, b);
+      return texmem__fb_bad(r->err, TEXMEM__FB_OUT_OF_BOUNDS, "tensor %u: buffer %u external data", i, b);
     *data = r->fb.data + off;
     *size = (size_t)sz;
   }
@@ -786,7 +769,7 @@ static texmem_status custom_options(reader *r, unsigned k, const char *custom, c
   *opt_size = co.len;
   if (co.len == 0 && loff > 1) {
     if (loff > r->fb.size || lsize > r->fb.size - loff)
-      return bad(r, TEXMEM__FB_OUT_OF_BOUNDS, "operator %u (custom '%s'): external custom options", k, custom);
+      return texmem__fb_bad(r->err, TEXMEM__FB_OUT_OF_BOUNDS, "operator %u (custom '%s'): external custom options", k, custom);
     *opt = r->fb.data + loff;
     *opt_size = (size_t)lsize;
   }

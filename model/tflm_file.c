@@ -30,23 +30,7 @@ typedef struct rd {
   texmem_error *err;
 } rd;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static texmem_status bad(rd *r, texmem__fb_err e, const char *fmt, ...) {
-  char ctx[300];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(ctx, sizeof ctx, fmt, ap);
-  va_end(ap);
-  return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "%s: %s", ctx, texmem__fb_strerror(e));
-}
-
-#define FB(call, ...)                                                          \
-  do {                                                                         \
-    texmem__fb_err e_ = (call);                                                \
-    if (e_ != TEXMEM__FB_OK) return bad(r, e_, __VA_ARGS__);                   \
-  } while (0)
+#define FB(call, ...) TEXMEM__FB_TRY(r->err, call, __VA_ARGS__)
 
 #define NOMEM(r) texmem__fail((r)->err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory reading the model")
 
@@ -87,7 +71,7 @@ static texmem_status read_buffers(rd *r, const texmem__fb_table *root) {
       f->buf_size[b] = data.len;
     } else if (off > 1) {
       if (off > r->fb.size || sz > r->fb.size - off)
-        return bad(r, TEXMEM__FB_OUT_OF_BOUNDS, "buffer %u external data", b);
+        return texmem__fb_bad(r->err, TEXMEM__FB_OUT_OF_BOUNDS, "buffer %u external data", b);
       f->buf_data[b] = r->fb.data + off;
       f->buf_size[b] = (size_t)sz;
       f->external = true;
@@ -244,7 +228,7 @@ static texmem_status read_subgraphs(rd *r, const texmem__fb_table *root) {
     texmem__fb_err e = texmem__fb_vec_table(&sv, s, &sgt[s]);
     if (!e) e = texmem__fb_vec_field(&sgt[s], SG_TENSORS, 4, &tvs[s]);
     if (e) {
-      st = bad(r, e, "subgraph %u", s);
+      st = texmem__fb_bad(r->err, e, "subgraph %u", s);
       break;
     }
     f->sg[s].first = total;
@@ -267,7 +251,7 @@ static texmem_status read_subgraphs(rd *r, const texmem__fb_table *root) {
     texmem__fb_vec ov;
     if (!st) {
       texmem__fb_err e = texmem__fb_vec_field(&sgt[s], SG_OPERATORS, 4, &ov);
-      if (e) st = bad(r, e, "subgraph %u operators vector", s);
+      if (e) st = texmem__fb_bad(r->err, e, "subgraph %u operators vector", s);
     }
     if (!st) {
       g->ops = calloc((size_t)ov.len + 1, sizeof *g->ops);
@@ -279,7 +263,7 @@ static texmem_status read_subgraphs(rd *r, const texmem__fb_table *root) {
       texmem__fb_err e = texmem__fb_vec_table(&ov, k, &ot);
       if (!e) e = texmem__fb_u64f(&ot, OP_LARGE_CUSTOM_OFFSET, 0, &loff);
       if (e) {
-        st = bad(r, e, "subgraph %u operator %u", s, k);
+        st = texmem__fb_bad(r->err, e, "subgraph %u operator %u", s, k);
         break;
       }
       if (loff > 1) f->external = true;
