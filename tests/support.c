@@ -95,3 +95,31 @@ const char *tt_model_cache(void) {
   snprintf(path, sizeof path, "%s/.cache/texmem/models", getenv("HOME") ? getenv("HOME") : "");
   return path;
 }
+
+const char *tt_node_path(void) {
+  static char buf[1024];
+  const char *env = getenv("TEXMEM_NODE");
+  if (env && *env) return env;
+  const char *path = getenv("PATH");
+  char dirs[4096];
+  snprintf(dirs, sizeof dirs, "%s", path ? path : "/usr/bin:/usr/local/bin");
+  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+    snprintf(buf, sizeof buf, "%s/node", d);
+    if (access(buf, X_OK) == 0) return buf;
+  }
+  cr_assert_fail("node not found in PATH (set TEXMEM_NODE or run tools/install-deps.sh)");
+  return NULL;
+}
+
+const char *tt_tflite_wasm_dir(void) {
+  static char buf[1024];
+  const char *env = getenv("TEXMEM_TFLITE_WASM");
+  if (env && *env)
+    snprintf(buf, sizeof buf, "%s", env);
+  else
+    snprintf(buf, sizeof buf, "%s/.cache/texmem/tflite-wasm", getenv("HOME") ? getenv("HOME") : "");
+  char f[1100];
+  snprintf(f, sizeof f, "%s/tflite_web_api_cc.wasm", buf);
+  cr_assert(access(f, R_OK) == 0, "%s missing: run tools/fetch_tflite.sh", f);
+  return buf;
+}

@@ -25,6 +25,13 @@ int tt_spawn(const char *const *argv, const char *dir, char **out, char **err);
 /* The MediaPipe model cache: $TEXMEM_MODEL_CACHE or ~/.cache/texmem/models. */
 const char *tt_model_cache(void);
 
+/* Node for the real-TFLite tests: $TEXMEM_NODE or the first node on PATH
+ * (asserts it exists). */
+const char *tt_node_path(void);
+/* The fetched TFLite WebAssembly runtime: $TEXMEM_TFLITE_WASM or
+ * ~/.cache/texmem/tflite-wasm (asserts tflite_web_api_cc.wasm is there). */
+const char *tt_tflite_wasm_dir(void);
+
 /* Deterministic pseudo-random numbers for generated cases. */
 uint64_t tt_rand(uint64_t *state);
 

@@ -13,32 +13,6 @@
 #include "support.h"
 #include "tflm_models.h"
 
-static const char *node_path(void) {
-  static char buf[1024];
-  const char *env = getenv("TEXMEM_NODE");
-  if (env && *env) return env;
-  const char *path = getenv("PATH");
-  char dirs[4096];
-  snprintf(dirs, sizeof dirs, "%s", path ? path : "/usr/bin:/usr/local/bin");
-  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-    snprintf(buf, sizeof buf, "%s/node", d);
-    if (access(buf, X_OK) == 0) return buf;
-  }
-  cr_assert_fail("node not found in PATH (set TEXMEM_NODE or run tools/install-deps.sh)");
-  return NULL;
-}
-
-static const char *wasm_dir(void) {
-  static char buf[1024];
-  const char *env = getenv("TEXMEM_TFLITE_WASM");
-  if (env && *env) snprintf(buf, sizeof buf, "%s", env);
-  else snprintf(buf, sizeof buf, "%s/.cache/texmem/tflite-wasm", getenv("HOME") ? getenv("HOME") : "");
-  char f[1100];
-  snprintf(f, sizeof f, "%s/tflite_web_api_cc.wasm", buf);
-  cr_assert(access(f, R_OK) == 0, "%s missing: run tools/fetch_tflite.sh", f);
-  return buf;
-}
-
 static char dir[256];
 
 static void cleanup(void) {
@@ -67,7 +41,7 @@ static char *at(const char *name) {
 }
 
 static void tflite_run(const char *model, const char *prefix) {
-  const char *argv[] = {node_path(), TEXMEM_SOURCE_DIR "/tests/oracle/tflite_run.cjs", "--wasm", wasm_dir(),
+  const char *argv[] = {tt_node_path(), TEXMEM_SOURCE_DIR "/tests/oracle/tflite_run.cjs", "--wasm", tt_tflite_wasm_dir(),
                         "--model", model, "--out", prefix, NULL};
   char *out = NULL, *err = NULL;
   int rc = tt_spawn(argv, dir, &out, &err);

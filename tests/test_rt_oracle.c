@@ -30,34 +30,6 @@
 
 /* ---- Node and the TFLite runtime ---- */
 
-static const char *node_path(void) {
-  static char buf[1024];
-  const char *env = getenv("TEXMEM_NODE");
-  if (env && *env) return env;
-  const char *path = getenv("PATH");
-  char dirs[4096];
-  snprintf(dirs, sizeof dirs, "%s", path ? path : "/usr/bin:/usr/local/bin");
-  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-    snprintf(buf, sizeof buf, "%s/node", d);
-    if (access(buf, X_OK) == 0) return buf;
-  }
-  cr_assert_fail("node not found in PATH (set TEXMEM_NODE or run tools/install-deps.sh)");
-  return NULL;
-}
-
-static const char *wasm_dir(void) {
-  static char buf[1024];
-  const char *env = getenv("TEXMEM_TFLITE_WASM");
-  if (env && *env)
-    snprintf(buf, sizeof buf, "%s", env);
-  else
-    snprintf(buf, sizeof buf, "%s/.cache/texmem/tflite-wasm", getenv("HOME") ? getenv("HOME") : "");
-  char f[1100];
-  snprintf(f, sizeof f, "%s/tflite_web_api_cc.wasm", buf);
-  cr_assert(access(f, R_OK) == 0, "%s missing: run tools/fetch_tflite.sh", f);
-  return buf;
-}
-
 /* The test's scratch directory; removed by the test, or by cleanup() (each
  * Test's .fini) when an assertion ended it early. */
 static char *scratch;
@@ -122,10 +94,10 @@ static tfl_run tflite(const char *model, float **inputs, const size_t *counts, s
   char in_path[MAX_IO][1100], out_prefix[1100];
   const char *argv[16 + 2 * MAX_IO];
   size_t a = 0;
-  argv[a++] = node_path();
+  argv[a++] = tt_node_path();
   argv[a++] = TEXMEM_SOURCE_DIR "/tests/oracle/tflite_run.cjs";
   argv[a++] = "--wasm";
-  argv[a++] = wasm_dir();
+  argv[a++] = tt_tflite_wasm_dir();
   argv[a++] = "--model";
   argv[a++] = model;
   snprintf(out_prefix, sizeof out_prefix, "%s/out", dir);
