@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, then
 #   1. warnings-as-errors build, every ctest test, GL tests required (no skips);
-#   2. ASan+UBSan build, every ctest test;
-#   3. valgrind memcheck over the planner and CLI tests.
+#   2. shared and static installs, examples/consumer built against each
+#      with find_package(texmem) and with pkg-config;
+#   3. ASan+UBSan build, every ctest test;
+#   4. valgrind memcheck over the planner and CLI tests;
+#   5. aarch64: cross build, GL-free tests (and two GL ones) under qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -84,5 +87,7 @@ for t in build-test/tests/test_plan_core build-test/tests/test_plan_arena build-
     cat build-test/valgrind.log; echo "valgrind found errors in $t"; exit 1
   fi
 done
-echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), ASan+UBSan, valgrind"
+echo "== aarch64 cross build, tests under qemu-user (tools/aarch64.sh)"
+tools/aarch64.sh build-aarch64
+echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), static and shared installs, ASan+UBSan, valgrind, aarch64 under qemu"
 echo "texmem tests: ${passed} passed, 0 failed"
