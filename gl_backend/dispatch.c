@@ -60,10 +60,16 @@ static texmem_status check_lifetime(const texmem_gl_pool *pool, size_t tensor, u
                       (unsigned long long)t->last);
 }
 
-texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, texmem_error *err) {
-  if (!pool || !op) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "pool or op is NULL");
+/* Everything a dispatch checks, apart from the work: handles, counts,
+ * exclusive access, lifetimes and the reuse checker. Fills the program, the
+ * buffer names, the image bindings and their tensor ids; no GL call. */
+static texmem_status validate_op(texmem_gl_pool *pool, const texmem_gl_op *op,
+                                 texmem__gl_prog **prog, GLuint bufs[TEXMEM__GL_MAX_BUFFERS],
+                                 texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES],
+                                 size_t ids[TEXMEM__GL_MAX_IMAGES], texmem_error *err) {
   texmem_gl_context *ctx = pool->ctx;
   texmem__gl_prog *p = texmem__gl_prog_get(ctx, op->program);
+  *prog = p;
   if (!p)
     return texmem__fail(err, op->program.id ? TEXMEM_STATUS_STALE_HANDLE
                                             : TEXMEM_STATUS_INVALID_ARGUMENT,
@@ -82,7 +88,6 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
                         (unsigned long long)op->task, p->name);
 
   /* Handles first, then the tensors' checks. */
-  GLuint bufs[TEXMEM__GL_MAX_BUFFERS];
   for (size_t i = 0; i < p->n_buffers; i++) {
     texmem__gl_buf *bb = texmem__gl_buf_get(ctx, op->buffers[i]);
     if (!bb)
@@ -94,8 +99,6 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
     bufs[i] = bb->name;
   }
   size_t n_img = p->n_inputs + p->n_outputs;
-  texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES];
-  size_t ids[TEXMEM__GL_MAX_IMAGES];
   for (size_t i = 0; i < n_img; i++) {
     bool in = i < p->n_inputs;
     size_t t = in ? op->inputs[i] : op->outputs[i - p->n_inputs];
@@ -163,7 +166,19 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
                           (unsigned long long)pool->last_write_task[x->object]);
     }
   }
-  texmem_status st = texmem__gl_exec(ctx, p, b, bufs, op->uniforms, op->n_uniforms, op->groups, err);
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, texmem_error *err) {
+  if (!pool || !op) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "pool or op is NULL");
+  texmem__gl_prog *p = NULL;
+  GLuint bufs[TEXMEM__GL_MAX_BUFFERS];
+  texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES];
+  size_t ids[TEXMEM__GL_MAX_IMAGES];
+  texmem_status st = validate_op(pool, op, &p, bufs, b, ids, err);
+  if (st) return st;
+  size_t n_img = p->n_inputs + p->n_outputs;
+  st = texmem__gl_exec(pool->ctx, p, b, bufs, op->uniforms, op->n_uniforms, op->groups, err);
   if (st) return st;
   for (size_t i = p->n_inputs; i < n_img; i++) {
     size_t o = pool->tensors[ids[i]].object;
@@ -190,4 +205,11 @@ texmem_status texmem_gl_run(texmem_gl_pool *pool, const texmem_gl_op *ops, size_
     }
   }
   return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_gl_finish(texmem_gl_context *ctx, texmem_error *err) {
+  if (!ctx) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context is NULL");
+  texmem__gl_drain();
+  glFinish();
+  return texmem__gl_check(err, "glFinish");
 }

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "internal.h" /* texmem__fail, checked arithmetic */
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "texmem/gl.h"
 
 /* Image bindings one program may have (inputs + outputs). */
@@ -183,8 +183,8 @@ texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
                               const uint64_t shape[3], uint64_t linear_width, uint64_t base_row,
                               bool ranged, float *data, texmem_error *err);
 
-/* fp16 conversion (round to nearest even; inf / nan kept). */
-uint16_t texmem__f32_to_f16(float f);
-float texmem__f16_to_f32(uint16_t h);
+/* The backend's own embedded shaders (gl_backend/shaders/) by file name;
+ * NULL if none. */
+const char *texmem__gl_shader_source(const char *file_name);
 
 #endif

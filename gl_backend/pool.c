@@ -124,11 +124,7 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
     st = texmem__gl_texture_new(ctx, &td[o], pool, &pool->objects[o], err);
     if (st) {
       /* Keep the status; name the object in front of the GL message. */
-      if (err) {
-        char msg[sizeof err->message];
-        memcpy(msg, err->message, sizeof msg);
-        texmem__fail(err, st, "object %zu of %zu: %.400s", o, k, msg);
-      }
+      texmem__prefix(err, "object %zu of %zu: ", o, k);
       break;
     }
     pool->bytes = texmem__add_sat(pool->bytes, texmem__gl_tex_get(ctx, pool->objects[o])->bytes);
@@ -200,13 +196,10 @@ static texmem_status import(texmem_gl_pool *pool, texmem_gl_texture h, const uin
                           (unsigned long long)shape[0], (unsigned long long)shape[1],
                           (unsigned long long)shape[2], (unsigned long long)t->desc.dims[0],
                           (unsigned long long)t->desc.dims[1], (unsigned long long)t->desc.dims[2]);
-  if (pool->n_tensors == pool->cap_tensors) {
-    size_t nc = pool->cap_tensors * 2;
-    texmem__gl_tensor *nt = realloc(pool->tensors, nc * sizeof *nt);
-    if (!nt) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-    pool->tensors = nt;
-    pool->cap_tensors = nc;
-  }
+  void *grown = texmem__grow(pool->tensors, &pool->cap_tensors, pool->n_tensors + 1,
+                             sizeof *pool->tensors);
+  if (!grown) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  pool->tensors = grown;
   texmem__gl_tensor *x = &pool->tensors[pool->n_tensors];
   memset(x, 0, sizeof *x);
   memcpy(x->shape, shape, sizeof x->shape);

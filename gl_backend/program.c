@@ -12,11 +12,11 @@ typedef struct texmem__shader_file {
   const char *name;
   const char *source;
 } texmem__shader_file;
-extern const texmem__shader_file texmem__shader_files[];
+extern const texmem__shader_file texmem__gl_shader_files[];
 
-const char *texmem_gl_shader_source(const char *file_name) {
+const char *texmem__gl_shader_source(const char *file_name) {
   if (!file_name) return NULL;
-  for (const texmem__shader_file *f = texmem__shader_files; f->name; f++)
+  for (const texmem__shader_file *f = texmem__gl_shader_files; f->name; f++)
     if (!strcmp(f->name, file_name)) return f->source;
   return NULL;
 }
@@ -100,7 +100,7 @@ static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
           "precision highp image2D;\nprecision highp image2DArray;\nprecision highp image3D;\n");
   sb_printf(&b, "layout(local_size_x = %u, local_size_y = %u, local_size_z = %u) in;\n",
             p->local[0], p->local[1], p->local[2]);
-  sb_puts(&b, texmem_gl_shader_source("tensor.glsl"));
+  sb_puts(&b, texmem__gl_shader_source("tensor.glsl"));
   size_t n_img = p->n_inputs + p->n_outputs;
   for (size_t i = 0; i < n_img; i++) {
     const char *nm = p->images[i];
@@ -213,13 +213,10 @@ static texmem_status get_variant(texmem_gl_context *ctx, texmem__gl_prog *p,
       *out = &p->variants[i];
       return TEXMEM_STATUS_OK;
     }
-  if (p->n_variants == p->cap_variants) {
-    size_t nc = p->cap_variants ? p->cap_variants * 2 : 2;
-    texmem__gl_variant *nv = realloc(p->variants, nc * sizeof *nv);
-    if (!nv) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-    p->variants = nv;
-    p->cap_variants = nc;
-  }
+  void *grown = texmem__grow(p->variants, &p->cap_variants, p->n_variants + 1,
+                             sizeof *p->variants);
+  if (!grown) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  p->variants = grown;
   texmem__gl_variant *v = &p->variants[p->n_variants];
   memset(v, 0, sizeof *v);
   memcpy(v->key, key, n_img);
@@ -365,16 +362,13 @@ static GLint uniform_loc(texmem__gl_variant *v, const char *name, bool *oom) {
   for (size_t i = 0; i < v->n_uniforms; i++)
     if (!strcmp(v->uniforms[i].name, name)) return v->uniforms[i].loc;
   GLint loc = glGetUniformLocation(v->program, name);
-  if (v->n_uniforms == v->cap_uniforms) {
-    size_t nc = v->cap_uniforms ? v->cap_uniforms * 2 : 4;
-    texmem__gl_uniform_loc *nu = realloc(v->uniforms, nc * sizeof *nu);
-    if (!nu) {
-      *oom = true;
-      return loc;
-    }
-    v->uniforms = nu;
-    v->cap_uniforms = nc;
+  void *grown = texmem__grow(v->uniforms, &v->cap_uniforms, v->n_uniforms + 1,
+                             sizeof *v->uniforms);
+  if (!grown) {
+    *oom = true;
+    return loc;
   }
+  v->uniforms = grown;
   char *copy = dup_str(name);
   if (!copy) {
     *oom = true;

@@ -7,45 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "common.h"
 #include "texmem/plan.h"
-
-/* Set err (may be NULL) and return status. printf-style message. */
-texmem_status texmem__fail(texmem_error *err, texmem_status s, const char *fmt,
-                           ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
-/* Checked / saturating 64-bit arithmetic. */
-static inline bool texmem__add_ovf(uint64_t a, uint64_t b, uint64_t *r) {
-  return __builtin_add_overflow(a, b, r);
-}
-static inline bool texmem__mul_ovf(uint64_t a, uint64_t b, uint64_t *r) {
-  return __builtin_mul_overflow(a, b, r);
-}
-static inline uint64_t texmem__add_sat(uint64_t a, uint64_t b) {
-  uint64_t r;
-  return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-static inline uint64_t texmem__mul_sat(uint64_t a, uint64_t b) {
-  uint64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-/* Volume of dims[0..2], saturating at UINT64_MAX. */
-static inline uint64_t texmem__vol_sat(const uint64_t d[3]) {
-  return texmem__mul_sat(texmem__mul_sat(d[0], d[1]), d[2]);
-}
-static inline uint64_t texmem__max_u64(uint64_t a, uint64_t b) {
-  return a > b ? a : b;
-}
-/* Volume of the per-dimension max of a and b, saturating. */
-static inline uint64_t texmem__merged_vol_sat(const uint64_t a[3],
-                                              const uint64_t b[3]) {
-  uint64_t m[3] = {texmem__max_u64(a[0], b[0]), texmem__max_u64(a[1], b[1]),
-                   texmem__max_u64(a[2], b[2])};
-  return texmem__vol_sat(m);
-}
 
 /* The normalised problem. Tasks are compressed to dense 0..ntasks-1 (the
  * order of all first/last values is kept, so conflicts are unchanged).
@@ -131,12 +94,6 @@ void texmem__mset_free(texmem__mset *s);
 /* Lower bounds on the normalised problem (volumes). */
 texmem_status texmem__bounds(const texmem__problem *pb, texmem_bounds *out,
                              texmem_error *err);
-/* Aligned-up size, saturating. */
-static inline uint64_t texmem__align_up(uint64_t v, uint64_t a) {
-  if (a <= 1) return v;
-  uint64_t r = v % a;
-  return r ? texmem__add_sat(v, a - r) : v;
-}
 
 /* Checks records (first <= last, limits, 64-bit sums) and builds the
  * natural problem; free with texmem__problem_free. desc may be NULL. */
@@ -162,6 +119,10 @@ texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem
                                  texmem_strategy *chosen, texmem_error *err);
 
 /* Plan object (internal layout, see texmem_plan_* accessors). */
+/* A zeroed plan with room for n tensors and n_objects objects (at least
+ * one of each); NULL when out of memory. */
+texmem_plan *texmem__plan_alloc(size_t n, size_t n_objects);
+
 struct texmem_plan {
   texmem_plan_kind kind;
   texmem_strategy strategy;

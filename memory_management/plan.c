@@ -182,7 +182,7 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
   return TEXMEM_STATUS_OK;
 }
 
-static texmem_plan *plan_alloc(size_t n, size_t n_objects) {
+texmem_plan *texmem__plan_alloc(size_t n, size_t n_objects) {
   texmem_plan *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   size_t m = n ? n : 1, mo = n_objects ? n_objects : 1;
@@ -610,7 +610,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
     bool optimal = false;
     uint64_t bound = b.max_live, total = 0;
     if (!st) st = plan_offsets(&nat, d->strategy, off, &total, &chosen, &optimal, &bound, &bg, err);
-    if (!st && !(p = plan_alloc(count, 1)))
+    if (!st && !(p = texmem__plan_alloc(count, 1)))
       st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
     if (!st) {
       memcpy(p->offset, off, (count ? count : 1) * sizeof *off);
@@ -659,7 +659,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
     size_t *of = NULL, k = 0;
     uint64_t total_sat = 0;
     if (!st) st = plan_objects(use, d->strategy, &of, &k, &total_sat, &chosen, &bg, err);
-    if (!st && !(p = plan_alloc(count, k)))
+    if (!st && !(p = texmem__plan_alloc(count, k)))
       st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
     if (!st) {
       memcpy(p->object_of, of, (count ? count : 1) * sizeof *of);

@@ -126,24 +126,16 @@ void texmem__model_update_flags(texmem_model *m) {
 }
 
 texmem_status texmem__model_reserve_tensors(texmem_model *m, size_t n, texmem_error *err) {
-  if (n <= m->cap_tensors) return TEXMEM_STATUS_OK;
-  size_t cap = m->cap_tensors ? m->cap_tensors : 16;
-  while (cap < n) cap *= 2;
-  texmem_tensor *p = cap <= SIZE_MAX / sizeof *p ? realloc(m->tensors, cap * sizeof *p) : NULL;
-  if (!p) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %zu tensors", n);
-  m->tensors = p;
-  m->cap_tensors = cap;
+  void *grown = texmem__grow(m->tensors, &m->cap_tensors, n, sizeof *m->tensors);
+  if (!grown) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %zu tensors", n);
+  m->tensors = grown;
   return TEXMEM_STATUS_OK;
 }
 
 texmem_status texmem__model_reserve_ops(texmem_model *m, size_t n, texmem_error *err) {
-  if (n <= m->cap_ops) return TEXMEM_STATUS_OK;
-  size_t cap = m->cap_ops ? m->cap_ops : 16;
-  while (cap < n) cap *= 2;
-  texmem_op *p = cap <= SIZE_MAX / sizeof *p ? realloc(m->ops, cap * sizeof *p) : NULL;
-  if (!p) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %zu operators", n);
-  m->ops = p;
-  m->cap_ops = cap;
+  void *grown = texmem__grow(m->ops, &m->cap_ops, n, sizeof *m->ops);
+  if (!grown) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %zu operators", n);
+  m->ops = grown;
   return TEXMEM_STATUS_OK;
 }
 
@@ -253,7 +245,7 @@ texmem_status texmem_model_add_constant(texmem_model *m, const char *name, texme
     const uint8_t *src = data;
     float *dst = copy;
     for (size_t i = 0; i < count; i++)
-      dst[i] = texmem__half_to_float((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
+      dst[i] = texmem__f16_to_f32((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
     type = TEXMEM_DTYPE_FLOAT32;
   } else if (size) {
     memcpy(copy, data, size);

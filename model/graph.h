@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "internal.h" /* texmem__fail and checked arithmetic, from the planner */
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "texmem/model.h"
 
 /* Every string and array a tensor or op points to is owned by the model
@@ -45,8 +45,5 @@ void texmem__model_update_flags(texmem_model *m);
 /* Frees what one tensor / op owns. */
 void texmem__tensor_free(texmem_tensor *t);
 void texmem__op_free(texmem_op *op);
-
-/* IEEE half -> float. */
-float texmem__half_to_float(uint16_t h);
 
 #endif

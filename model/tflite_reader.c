@@ -349,7 +349,7 @@ static texmem_status fold(reader *r, unsigned k, int32_t code, const int32_t *in
       free(owned);
       return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u (%s): no memory", k, opname);
     }
-    for (size_t i = 0; i < n_src; i++) f[i] = texmem__half_to_float(texmem__fb_u16(data + 2 * i));
+    for (size_t i = 0; i < n_src; i++) f[i] = texmem__f16_to_f32(texmem__fb_u16(data + 2 * i));
     free(owned);
     result = f;
   } else if (owned) {
@@ -376,8 +376,13 @@ typedef struct op_spec {
   int32_t code;
   texmem_op_type type;
   uint8_t options;              /* expected BuiltinOptions member */
-  uint8_t min_in, max_in;       /* input count; the first min_in required */
+  uint32_t min_in, max_in;      /* input count; the first min_in required */
 } op_spec;
+
+/* Operators with one output or more (the others have exactly one). */
+static bool multi_output(texmem_op_type t) {
+  return t == TEXMEM_OP_SPLIT || t == TEXMEM_OP_SPLIT_V;
+}
 
 static const op_spec specs[] = {
     {TFL_CONV_2D, TEXMEM_OP_CONV_2D, TFLO_CONV_2D, 2, 3},
@@ -393,7 +398,7 @@ static const op_spec specs[] = {
     {TFL_AVERAGE_POOL_2D, TEXMEM_OP_AVERAGE_POOL_2D, TFLO_POOL_2D, 1, 1},
     {TFL_MEAN, TEXMEM_OP_MEAN, TFLO_REDUCER, 2, 2},
     {TFL_RESIZE_BILINEAR, TEXMEM_OP_RESIZE_BILINEAR, TFLO_RESIZE_BILINEAR, 2, 2},
-    {TFL_CONCATENATION, TEXMEM_OP_CONCATENATION, TFLO_CONCATENATION, 1, 255},
+    {TFL_CONCATENATION, TEXMEM_OP_CONCATENATION, TFLO_CONCATENATION, 1, UINT32_MAX},
     {TFL_RESHAPE, TEXMEM_OP_RESHAPE, TFLO_RESHAPE, 1, 2},
     {TFL_FULLY_CONNECTED, TEXMEM_OP_FULLY_CONNECTED, TFLO_FULLY_CONNECTED, 2, 3},
     {TFL_DEPTH_TO_SPACE, TEXMEM_OP_DEPTH_TO_SPACE, TFLO_DEPTH_TO_SPACE, 1, 1},
@@ -406,6 +411,10 @@ static const op_spec specs[] = {
     {TFL_MINIMUM, TEXMEM_OP_MINIMUM, TFLO_MAXIMUM_MINIMUM, 2, 2},
     {TFL_LEAKY_RELU, TEXMEM_OP_LEAKY_RELU, TFLO_LEAKY_RELU, 1, 1},
     {TFL_RESIZE_NEAREST_NEIGHBOR, TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, TFLO_RESIZE_NEAREST_NEIGHBOR, 2, 2},
+    {TFL_STRIDED_SLICE, TEXMEM_OP_STRIDED_SLICE, TFLO_STRIDED_SLICE, 4, 4},
+    {TFL_TRANSPOSE_CONV, TEXMEM_OP_TRANSPOSE_CONV, TFLO_TRANSPOSE_CONV, 3, 4},
+    {TFL_SPLIT, TEXMEM_OP_SPLIT, TFLO_SPLIT, 2, 2},
+    {TFL_SPLIT_V, TEXMEM_OP_SPLIT_V, TFLO_SPLIT_V, 3, 3},
 };
 
 static const char custom_transpose_conv[] = "Convolution2DTransposeBias";
@@ -435,7 +444,8 @@ static texmem_status positive(reader *r, unsigned k, const char *name, const cha
 
 /* Builtin options of op table `ot` into o. */
 static texmem_status parse_options(reader *r, unsigned k, const op_spec *sp, const texmem__fb_table *ot,
-                                   const int32_t *in, uint32_t n_in, texmem_op_options *o) {
+                                   const int32_t *in, uint32_t n_in, uint32_t n_out,
+                                   texmem_op_options *o) {
   const char *name = texmem_op_type_name(sp->type);
   uint8_t utype;
   texmem__fb_table t;
@@ -621,6 +631,76 @@ static texmem_status parse_options(reader *r, unsigned k, const op_spec *sp, con
     }
     break;
   }
+  case TEXMEM_OP_STRIDED_SLICE: {
+    int32_t ellipsis, new_axis, bm, em, sm;
+    uint8_t offset;
+    I32(0, 0, bm);
+    I32(1, 0, em);
+    I32(2, 0, ellipsis);
+    I32(3, 0, new_axis);
+    I32(4, 0, sm);
+    U8(5, 0, offset);
+    if (ellipsis || new_axis || offset)
+      return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP,
+                          "operator %u (STRIDED_SLICE): ellipsis, new-axis masks or offset", k);
+    o->begin_mask = (uint32_t)bm;
+    o->end_mask = (uint32_t)em;
+    o->shrink_axis_mask = (uint32_t)sm;
+    unsigned rank = r->m->tensors[in[0]].rank;
+    static const char *const what[3] = {"begin", "end", "strides"};
+    int32_t *dst[3] = {o->slice_begin, o->slice_end, o->slice_stride};
+    for (int i = 0; i < 3; i++) {
+      int64_t v[TEXMEM_MAX_RANK];
+      size_t n;
+      if ((s = const_ints(r, k, name, what[i], in[1 + i], v, TEXMEM_MAX_RANK, &n))) return s;
+      if (n != rank)
+        return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP,
+                            "operator %u (STRIDED_SLICE): %zu %s values for rank %u", k, n, what[i],
+                            rank);
+      for (size_t j = 0; j < n; j++) {
+        /* Indices beyond int32 are clamped to the axis anyway. */
+        int64_t c = v[j] < INT32_MIN ? INT32_MIN : v[j] > INT32_MAX ? INT32_MAX : v[j];
+        if (i == 2 && c == 0)
+          return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
+                              "operator %u (STRIDED_SLICE): stride of axis %zu is 0", k, j);
+        if (i == 2 && c == INT32_MIN) c = INT32_MIN + 1; /* negatable */
+        dst[i][j] = (int32_t)c;
+      }
+    }
+    o->slice_rank = rank;
+    break;
+  }
+  case TEXMEM_OP_TRANSPOSE_CONV: {
+    uint8_t pad, act;
+    U8(0, 0, pad);
+    I32(1, 0, o->stride_w);
+    I32(2, 0, o->stride_h);
+    U8(3, 0, act);
+    if ((s = padding(r, k, name, pad, &o->padding)) || (s = activation(r, k, name, act, &o->activation)) ||
+        (s = positive(r, k, name, "stride_w", o->stride_w)) ||
+        (s = positive(r, k, name, "stride_h", o->stride_h)))
+      return s;
+    break;
+  }
+  case TEXMEM_OP_SPLIT:
+  case TEXMEM_OP_SPLIT_V: {
+    bool v = sp->type == TEXMEM_OP_SPLIT_V;
+    I32(0, 0, o->num_splits);
+    int32_t data = v ? in[0] : in[1], axis_in = v ? in[2] : in[0];
+    int64_t a[1];
+    size_t n;
+    if ((s = const_ints(r, k, name, "axis", axis_in, a, 1, &n))) return s;
+    int64_t rank = r->m->tensors[data].rank;
+    int64_t ax = n == 1 && a[0] < 0 ? a[0] + rank : n == 1 ? a[0] : -1;
+    if (ax < 0 || ax >= rank)
+      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): axis %lld for rank %lld",
+                          k, name, n == 1 ? (long long)a[0] : 0LL, (long long)rank);
+    o->axis = (int32_t)ax;
+    if (o->num_splits != (int32_t)n_out)
+      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): num_splits %d, %u outputs",
+                          k, name, (int)o->num_splits, n_out);
+    break;
+  }
   default:
     break;
   }
@@ -762,7 +842,7 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
   }
   if (sp) {
     const char *name = texmem_op_type_name(sp->type);
-    if (n_in < sp->min_in || n_in > sp->max_in || n_out != 1) {
+    if (n_in < sp->min_in || n_in > sp->max_in || n_out < 1 || (n_out != 1 && !multi_output(sp->type))) {
       s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %u inputs and %u outputs", k, name,
                        n_in, n_out);
       goto done;
@@ -778,7 +858,7 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
     else if (sp->type == TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS)
       s = parse_transpose_conv(r, k, opt, opt_size, &op.options);
     else
-      s = parse_options(r, k, sp, &ot, in, n_in, &op.options);
+      s = parse_options(r, k, sp, &ot, in, n_in, n_out, &op.options);
     if (s == TEXMEM_STATUS_UNSUPPORTED_OP) {
       /* Options outside the IR: keep the operator (it plans) as OTHER; the
        * runtime refuses it by name. */
@@ -844,7 +924,7 @@ static texmem_status materialize(reader *r) {
         rsize = size / 2 * 4;
         float *f = malloc(rsize ? rsize : 1);
         if (f)
-          for (size_t i = 0; i < size / 2; i++) f[i] = texmem__half_to_float(texmem__fb_u16(data + 2 * i));
+          for (size_t i = 0; i < size / 2; i++) f[i] = texmem__f16_to_f32(texmem__fb_u16(data + 2 * i));
         result = f;
         free(owned);
       } else if (owned) {

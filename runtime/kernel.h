@@ -87,9 +87,6 @@ void texmem__kernel_float(texmem__kernel *k, const char *name, float v);
 
 /* The builder for an op type; NULL if none. */
 texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t);
-/* Whether the op type's kernel addresses batch > 1 (texel z = b*S + s);
- * the runtime refuses a batch > 1 for the others. */
-bool texmem__kernel_any_batch(texmem_op_type t);
 
 /* Builders, one family a file. */
 texmem_status texmem__kernel_conv2d(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
@@ -105,5 +102,8 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *, const texmem_model *, 
 texmem_status texmem__kernel_reshape(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_depth_to_space(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_softmax(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+texmem_status texmem__kernel_strided_slice(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+texmem_status texmem__kernel_split(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+texmem_status texmem__kernel_transpose_conv_builtin(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 
 #endif

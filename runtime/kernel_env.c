@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel_env.h"
 
 typedef struct env_program {
@@ -75,6 +75,19 @@ static char *program_key(const char *file, const char *defines, const char *cons
   return k;
 }
 
+typedef struct texmem__shader_file {
+  const char *name;
+  const char *source;
+} texmem__shader_file;
+extern const texmem__shader_file texmem__op_shader_files[];
+
+/* An operator shader embedded from shaders/ by file name; NULL if none. */
+static const char *op_shader_source(const char *file_name) {
+  for (const texmem__shader_file *f = texmem__op_shader_files; f->name; f++)
+    if (!strcmp(f->name, file_name)) return f->source;
+  return NULL;
+}
+
 texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char *shader_file,
                                              const char *defines, const char *const *inputs,
                                              size_t n_inputs, const char *const *outputs,
@@ -84,7 +97,7 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
   if (!env || !shader_file || !out)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "env, shader file or out is NULL");
   out->id = 0;
-  const char *body = texmem_gl_shader_source(shader_file);
+  const char *body = op_shader_source(shader_file);
   if (!body)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "no embedded shader named %s",
                         shader_file);
@@ -226,39 +239,6 @@ void texmem__kernel_float(texmem__kernel *k, const char *name, float v) {
   next_uniform(k, name, TEXMEM_GL_FLOAT)->f[0] = v;
 }
 
-bool texmem__kernel_any_batch(texmem_op_type t) {
-  switch (t) {
-    case TEXMEM_OP_CONV_2D:
-    case TEXMEM_OP_DEPTHWISE_CONV_2D:
-    case TEXMEM_OP_FULLY_CONNECTED:
-    case TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS:
-    case TEXMEM_OP_ADD:
-    case TEXMEM_OP_MUL:
-    case TEXMEM_OP_RELU:
-    case TEXMEM_OP_RELU6:
-    case TEXMEM_OP_LOGISTIC:
-    case TEXMEM_OP_HARD_SWISH:
-    case TEXMEM_OP_SUB:
-    case TEXMEM_OP_DIV:
-    case TEXMEM_OP_MAXIMUM:
-    case TEXMEM_OP_MINIMUM:
-    case TEXMEM_OP_PRELU:
-    case TEXMEM_OP_TANH:
-    case TEXMEM_OP_LEAKY_RELU:
-    case TEXMEM_OP_SOFTMAX:
-    case TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR:
-    case TEXMEM_OP_MAX_POOL_2D:
-    case TEXMEM_OP_AVERAGE_POOL_2D:
-    case TEXMEM_OP_MEAN:
-    case TEXMEM_OP_RESIZE_BILINEAR:
-    case TEXMEM_OP_PAD:
-    case TEXMEM_OP_CONCATENATION:
-    case TEXMEM_OP_RESHAPE:
-    case TEXMEM_OP_DEPTH_TO_SPACE: return true;
-    default: return false;
-  }
-}
-
 texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t) {
   switch (t) {
     case TEXMEM_OP_CONV_2D: return texmem__kernel_conv2d;
@@ -288,6 +268,10 @@ texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t) {
     case TEXMEM_OP_CONCATENATION: return texmem__kernel_concat;
     case TEXMEM_OP_RESHAPE: return texmem__kernel_reshape;
     case TEXMEM_OP_DEPTH_TO_SPACE: return texmem__kernel_depth_to_space;
+    case TEXMEM_OP_STRIDED_SLICE: return texmem__kernel_strided_slice;
+    case TEXMEM_OP_SPLIT:
+    case TEXMEM_OP_SPLIT_V: return texmem__kernel_split;
+    case TEXMEM_OP_TRANSPOSE_CONV: return texmem__kernel_transpose_conv_builtin;
     default: return NULL;
   }
 }

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel.h"
 #include "kernels_util.h" /* texmem__ku_activation: the same act uniform */
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel.h"
 #include "kernel_env.h"
 

@@ -6,9 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <glad/gles2.h>
 
-#include "internal.h"
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel_env.h"
 #include "texmem/runtime.h"
 
@@ -111,11 +110,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
   kn->pass = pass;
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   if (st) {
-    if (err) {
-      char msg[sizeof err->message];
-      memcpy(msg, err->message, sizeof msg);
-      texmem__fail(err, st, "operator %zu (%s): %.440s", k, name ? name : "?", msg);
-    }
+    texmem__prefix(err, "operator %zu (%s): ", k, name ? name : "?");
     return st;
   }
   if (kn->uniform_overflow)
@@ -163,17 +158,6 @@ static texmem_status build_op(texmem_runtime *rt, size_t k, texmem_error *err) {
   if (!fn)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %zu: %s has no GPU kernel", k,
                         name ? name : "(unknown)");
-  if (!texmem__kernel_any_batch(op->type)) {
-    for (size_t i = 0; i < op->n_inputs + op->n_outputs; i++) {
-      int32_t ti = i < op->n_inputs ? op->inputs[i] : op->outputs[i - op->n_inputs];
-      const texmem_tensor *t = ti >= 0 ? texmem_model_tensor(rt->model, (size_t)ti) : NULL;
-      if (t && t->b > 1 && !(t->flags & TEXMEM_TENSOR_CONSTANT))
-        return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
-                            "operator %zu (%s): tensor %d \"%s\" has batch %u; this kernel runs "
-                            "batch 1 only",
-                            k, name ? name : "?", (int)ti, t->name, t->b);
-    }
-  }
   uint32_t passes = 1;
   for (uint32_t pass = 0; pass < passes; pass++) {
     texmem_status st = grow_gl_ops(rt, err);
@@ -358,13 +342,7 @@ texmem_status texmem_runtime_run(texmem_runtime *rt, texmem_error *err) {
 
 texmem_status texmem_runtime_finish(texmem_runtime *rt, texmem_error *err) {
   if (!rt) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime is NULL");
-  glFinish();
-  GLenum e = glGetError();
-  if (e != GL_NO_ERROR)
-    return texmem__fail(err, e == GL_OUT_OF_MEMORY ? TEXMEM_STATUS_GL_OUT_OF_MEMORY
-                                                   : TEXMEM_STATUS_GL_ERROR,
-                        "glFinish: GL error 0x%04x", (unsigned)e);
-  return TEXMEM_STATUS_OK;
+  return texmem_gl_finish(rt->ctx, err);
 }
 
 texmem_status texmem_runtime_get_output(texmem_runtime *rt, size_t i, float *values,

@@ -1,10 +1,12 @@
-// MediaPipe Convolution2DTransposeBias as a gather: output pixel o takes
+// Transposed convolution (MediaPipe Convolution2DTransposeBias, TFLite
+// TRANSPOSE_CONV) as a gather: output pixel o takes
 // input pixel i through tap k where i * stride - pad + k = o. One
 // invocation = one output pixel x a group of 4 output slices (work group
 // z = batch * groups + group). Weight and bias layout as op_conv.comp.
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, 0, 0
 uniform highp int batch;  // 0 = 1
+uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
 
 void main() {
   highp ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -35,6 +37,16 @@ void main() {
         wi += 16;
       }
     }
+  }
+  a0 = clamp(a0, act.x, act.y);
+  a1 = clamp(a1, act.x, act.y);
+  a2 = clamp(a2, act.x, act.y);
+  a3 = clamp(a3, act.x, act.y);
+  if (act.z > 0.0) {
+    a0 = tanh(a0);
+    a1 = tanh(a1);
+    a2 = tanh(a2);
+    a3 = tanh(a3);
   }
   y_write(ivec3(p, zo), a0);
   if (s0 + 1 < oslices) y_write(ivec3(p, zo + 1), a1);

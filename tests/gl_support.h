@@ -34,6 +34,18 @@ static inline texmem_gl_context *tg_context(void) {
   return ctx;
 }
 
+/* A test shader embedded from tests/shaders/ by file name; NULL if none. */
+typedef struct texmem__shader_file {
+  const char *name;
+  const char *source;
+} texmem__shader_file;
+extern const texmem__shader_file tg_shader_files[];
+static inline const char *tg_shader_source(const char *file_name) {
+  for (const texmem__shader_file *f = tg_shader_files; f->name; f++)
+    if (!strcmp(f->name, file_name)) return f->source;
+  return NULL;
+}
+
 /* Asserts OK; call may use tg_err_ (a texmem_error) for its message. */
 #define TG_OK(call)                                                                  \
   do {                                                                               \
@@ -43,90 +55,30 @@ static inline texmem_gl_context *tg_context(void) {
                  tg_err_.message);                                                   \
   } while (0)
 
-/* A shared-objects plan with a given tensor -> object assignment, made by
- * hand (so tests control exactly which tensors share a texture). Object
- * dims are the per-dimension max of their tensors. It is run through the
- * validator when expect_valid; free with texmem_plan_destroy. */
+/* A shared-objects plan with a given tensor -> object assignment (so tests
+ * control exactly which tensors share a texture), made and validated by
+ * texmem_plan_from_assignment; k is the object count the test expects.
+ * Free with texmem_plan_destroy. */
 static inline texmem_plan *tg_manual_plan(const texmem_record *rec, size_t n, unsigned dims,
-                                          const size_t *object_of, size_t k, bool expect_valid) {
-  texmem_plan *p = calloc(1, sizeof *p);
-  cr_assert_not_null(p);
-  p->object_dims = calloc(k ? k : 1, sizeof *p->object_dims);
-  p->object_size = calloc(k ? k : 1, sizeof *p->object_size);
-  p->object_of = calloc(n ? n : 1, sizeof *p->object_of);
-  p->offset = calloc(n ? n : 1, sizeof *p->offset);
-  cr_assert(p->object_dims && p->object_size && p->object_of && p->offset);
-  p->kind = TEXMEM_PLAN_OBJECTS;
-  p->strategy = TEXMEM_STRATEGY_NAIVE;
-  p->layout = TEXMEM_LAYOUT_NATURAL;
-  p->dims = dims;
-  p->n_tensors = n;
-  p->n_objects = k;
-  p->alignment = 1;
-  for (size_t i = 0; i < n; i++) {
-    cr_assert_lt(object_of[i], k);
-    p->object_of[i] = object_of[i];
-    for (unsigned j = 0; j < 3; j++) {
-      uint64_t d = j < dims && rec[i].dims[j] ? rec[i].dims[j] : 1;
-      if (d > p->object_dims[object_of[i]][j]) p->object_dims[object_of[i]][j] = d;
-    }
-  }
-  for (size_t o = 0; o < k; o++) {
-    for (unsigned j = 0; j < 3; j++)
-      if (!p->object_dims[o][j]) p->object_dims[o][j] = 1;
-    p->object_size[o] = p->object_dims[o][0] * p->object_dims[o][1] * p->object_dims[o][2];
-    p->total += p->object_size[o];
-  }
-  if (expect_valid) {
-    texmem_error err = {0};
-    cr_assert_eq(texmem_plan_validate(rec, n, dims, p, &err), TEXMEM_STATUS_OK,
-                 "hand-made plan is invalid: %s", err.message);
-  }
+                                          const size_t *object_of, size_t k) {
+  texmem_plan_assignment a = {.object_of = object_of};
+  texmem_plan *p = NULL;
+  TG_OK(texmem_plan_from_assignment(rec, n, dims, &a, &p, &tg_err_));
+  cr_assert_eq(texmem_plan_object_count(p), k);
   return p;
 }
 
-/* A hand-made arena plan: width w, tensor i in arena texture object_of[i]
- * at base row row[i]; each texture as tall as its tensors reach. Run
- * through the validator when expect_valid; free with texmem_plan_destroy. */
+/* An arena plan: width w, tensor i in arena texture object_of[i] at base
+ * row row[i]; each texture as tall as its tensors reach (validated). */
 static inline texmem_plan *tg_manual_arena_plan(const texmem_record *rec, size_t n,
                                                 unsigned dims, uint64_t w,
                                                 const size_t *object_of, const uint64_t *row,
-                                                size_t k, bool expect_valid) {
-  texmem_plan *p = calloc(1, sizeof *p);
-  cr_assert_not_null(p);
-  p->object_dims = calloc(k ? k : 1, sizeof *p->object_dims);
-  p->object_size = calloc(k ? k : 1, sizeof *p->object_size);
-  p->object_of = calloc(n ? n : 1, sizeof *p->object_of);
-  p->offset = calloc(n ? n : 1, sizeof *p->offset);
-  cr_assert(p->object_dims && p->object_size && p->object_of && p->offset);
-  p->kind = TEXMEM_PLAN_OFFSETS;
-  p->strategy = TEXMEM_STRATEGY_GREEDY_BY_SIZE;
-  p->layout = TEXMEM_LAYOUT_LINEAR;
-  p->dims = dims;
-  p->n_tensors = n;
-  p->n_objects = k;
-  p->alignment = 1;
-  p->linear_width = w;
-  for (size_t i = 0; i < n; i++) {
-    cr_assert_lt(object_of[i], k);
-    uint64_t v = 1;
-    for (unsigned j = 0; j < dims; j++) v *= rec[i].dims[j] ? rec[i].dims[j] : 1;
-    uint64_t end = row[i] + (v + w - 1) / w;
-    p->object_of[i] = object_of[i];
-    p->offset[i] = row[i];
-    if (end > p->object_dims[object_of[i]][1]) p->object_dims[object_of[i]][1] = end;
-  }
-  for (size_t o = 0; o < k; o++) {
-    p->object_dims[o][0] = w;
-    p->object_dims[o][2] = 1;
-    p->object_size[o] = w * p->object_dims[o][1];
-    p->total += p->object_size[o];
-  }
-  if (expect_valid) {
-    texmem_error err = {0};
-    cr_assert_eq(texmem_plan_validate(rec, n, dims, p, &err), TEXMEM_STATUS_OK,
-                 "hand-made arena plan is invalid: %s", err.message);
-  }
+                                                size_t k) {
+  texmem_plan_assignment a = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                              .linear_width = w, .object_of = object_of, .offset = row};
+  texmem_plan *p = NULL;
+  TG_OK(texmem_plan_from_assignment(rec, n, dims, &a, &p, &tg_err_));
+  cr_assert_eq(texmem_plan_object_count(p), k);
   return p;
 }
 

@@ -29,12 +29,12 @@ static progs make_progs(texmem_gl_context *ctx) {
   progs p;
   static const char *const src[] = {"src"}, *const ab[] = {"a", "b"}, *const dst[] = {"dst"};
   texmem_gl_program_desc d = {.name = "add_const",
-                              .source = texmem_gl_shader_source("test_add_const.comp"),
+                              .source = tg_shader_source("test_add_const.comp"),
                               .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1,
                               .local_size = {4, 4, 2}};
   cr_assert_not_null(d.source);
   TG_OK(texmem_gl_program_create(ctx, &d, &p.add_const, &tg_err_));
-  d = (texmem_gl_program_desc){.name = "add", .source = texmem_gl_shader_source("test_add.comp"),
+  d = (texmem_gl_program_desc){.name = "add", .source = tg_shader_source("test_add.comp"),
                                .inputs = ab, .n_inputs = 2, .outputs = dst, .n_outputs = 1};
   TG_OK(texmem_gl_program_create(ctx, &d, &p.add, &tg_err_));
   return p;
@@ -218,7 +218,7 @@ Test(gl_dispatch, chain_on_two_shared_textures_matches_naive_and_cpu) {
   texmem_record r[MAXT];
   records_of(&g, r);
   const size_t of[7] = {0, 1, 0, 1, 0, 1, 0}; /* ping-pong */
-  texmem_plan *shared = tg_manual_plan(r, 7, 3, of, 2, true);
+  texmem_plan *shared = tg_manual_plan(r, 7, 3, of, 2);
   texmem_plan *naive = naive_plan(&g);
   float **want = reference(&g);
   texmem_gl_counters cs, cn;
@@ -247,7 +247,7 @@ Test(gl_dispatch, diamond_shared_matches_naive_every_target_format_layout) {
   records_of(&g, r);
   /* t0 [0,1] and t3 [2,4]... t0 shares with t3, t1 [0,2] with t4 [3,4]. */
   const size_t of[5] = {0, 1, 2, 0, 1};
-  texmem_plan *shared = tg_manual_plan(r, 5, 3, of, 3, true);
+  texmem_plan *shared = tg_manual_plan(r, 5, 3, of, 3);
   texmem_plan *naive = naive_plan(&g);
   float **want = reference(&g);
   for (int v = 0; v < 4; v++) {
@@ -323,7 +323,7 @@ static texmem_plan *corrupted_diamond(const graph *g, texmem_record *r) {
   records_of(g, r);
   r[1].last_task = 0;
   const size_t of[5] = {0, 1, 1, 0, 2};
-  return tg_manual_plan(r, 5, 3, of, 3, true); /* valid for the lying records */
+  return tg_manual_plan(r, 5, 3, of, 3); /* valid for the lying records */
 }
 
 Test(gl_dispatch, reuse_checker_catches_corrupted_plan) {
@@ -406,7 +406,7 @@ Test(gl_dispatch, reuse_checker_catches_what_unchecked_runs_get_wrong) {
   records_of(&g, r);
   r[1].last_task = 0; /* the lie */
   const size_t of[6] = {0, 1, 2, 1, 0, 2};
-  texmem_plan *bad = tg_manual_plan(r, 6, 3, of, 3, true);
+  texmem_plan *bad = tg_manual_plan(r, 6, 3, of, 3);
   float **want = reference(&g);
   /* Unchecked, the plan silently gives wrong values. */
   texmem_gl_pool_desc d = {.records = r, .skip_lifetime_check = true};
@@ -466,7 +466,7 @@ Test(gl_dispatch, exclusive_access_errors) {
   texmem_record r[MAXT];
   records_of(&g, r);
   const size_t of[5] = {0, 1, 2, 0, 1};
-  texmem_plan *plan = tg_manual_plan(r, 5, 3, of, 3, true);
+  texmem_plan *plan = tg_manual_plan(r, 5, 3, of, 3);
   texmem_gl_pool_desc d = {.plan = plan, .records = r, .record_count = 5, .dims = 3};
   texmem_gl_pool *pool = NULL;
   TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
@@ -565,7 +565,10 @@ Test(gl_dispatch, programs_compile_once_and_report_the_log) {
   cr_assert_eq(texmem_gl_program_create(ctx, &d, &bad, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   d.source = NULL;
   cr_assert_eq(texmem_gl_program_create(ctx, &d, &bad, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
-  cr_assert_null(texmem_gl_shader_source("no_such.comp"));
+  cr_assert_null(tg_shader_source("no_such.comp"));
+  /* Waiting for the GPU: nothing pending is OK; a NULL context is refused. */
+  TG_OK(texmem_gl_finish(ctx, &tg_err_));
+  cr_assert_eq(texmem_gl_finish(NULL, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   texmem_gl_context_destroy(ctx);
 }
 
@@ -575,7 +578,7 @@ Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
   texmem_gl_context *ctx = tg_context();
   static const char *const src[] = {"src"}, *const dst[] = {"dst"}, *const w[] = {"weights"};
   texmem_gl_program_desc d = {.name = "scale_bias",
-                              .source = texmem_gl_shader_source("test_scale_bias.comp"),
+                              .source = tg_shader_source("test_scale_bias.comp"),
                               .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1,
                               .buffers = w, .n_buffers = 1};
   texmem_gl_program sb;
@@ -583,7 +586,7 @@ Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
   progs p = make_progs(ctx);
   const texmem_record r[] = {{0, {5, 4, 3}, 0, 0}, {1, {5, 4, 3}, 0, 1}, {2, {5, 4, 3}, 1, 2}};
   const size_t of[] = {0, 1, 0};
-  texmem_plan *plan = tg_manual_plan(r, 3, 3, of, 2, true);
+  texmem_plan *plan = tg_manual_plan(r, 3, 3, of, 2);
   texmem_gl_pool_desc pd = {.plan = plan, .records = r, .record_count = 3, .dims = 3,
                             .reuse_checker = true};
   texmem_gl_pool *pool = NULL;
@@ -727,7 +730,7 @@ Test(gl_dispatch, arena_overlapping_rows_refused) {
   r[1].first_task = 1; /* the lie that lets tensor 1 start inside tensor 0's rows */
   const size_t obj[7] = {0, 0, 0, 0, 0, 0, 0};
   const uint64_t row[7] = {0, 10, 15, 0, 3, 17, 0};
-  texmem_plan *bad = tg_manual_arena_plan(r, 7, 3, 16, obj, row, 1, true);
+  texmem_plan *bad = tg_manual_arena_plan(r, 7, 3, 16, obj, row, 1);
   texmem_gl_pool_desc d = {.plan = bad, .storage = TEXMEM_STORAGE_ARENA, .records = r,
                            .record_count = 7, .dims = 3, .reuse_checker = true};
   texmem_gl_pool *pool = NULL;
@@ -785,7 +788,7 @@ Test(gl_dispatch, arena_reuse_checker_catches_corrupted_plan) {
   r[1].last_task = 0; /* the lie */
   const size_t obj[6] = {0, 0, 0, 0, 0, 0};
   const uint64_t row[6] = {0, 8, 16, 0, 11, 19};
-  texmem_plan *bad = tg_manual_arena_plan(r, 6, 3, 16, obj, row, 1, true);
+  texmem_plan *bad = tg_manual_arena_plan(r, 6, 3, 16, obj, row, 1);
   float **want = reference(&g);
   /* Unchecked, the plan silently gives wrong values. */
   texmem_gl_pool_desc d = {.storage = TEXMEM_STORAGE_ARENA, .records = r,

@@ -25,7 +25,7 @@ static uint64_t expected_bytes(const texmem_plan *p, unsigned bpt) {
 
 Test(gl_pool, exact_bytes_and_destroy_natural_arrays) {
   texmem_gl_context *ctx = tg_context();
-  texmem_plan *plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2, true);
+  texmem_plan *plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2);
   /* Object 0: max of 5x4x3, 3x6x1, 2x3x5 = 5x6x5; object 1: 7x4x4. */
   const uint64_t bytes16 = (5 * 6 * 5 + 7 * 4 * 4) * 8;
   cr_assert_eq(expected_bytes(plan, 8), bytes16);
@@ -89,7 +89,7 @@ Test(gl_pool, exact_bytes_and_destroy_natural_arrays) {
 Test(gl_pool, targets_3d_2d_and_linear_bytes) {
   texmem_gl_context *ctx = tg_context();
   /* 3-D textures. */
-  texmem_plan *plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2, true);
+  texmem_plan *plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2);
   texmem_gl_pool_desc d = {.plan = plan, .records = chain_rec, .record_count = 5, .dims = 3,
                            .array_target = TEXMEM_GL_TARGET_3D};
   texmem_gl_pool *pool = NULL;
@@ -111,7 +111,7 @@ Test(gl_pool, targets_3d_2d_and_linear_bytes) {
   /* 2-D records: GL_TEXTURE_2D. */
   const texmem_record r2[] = {{0, {9, 4, 0}, 0, 1}, {1, {3, 8, 0}, 1, 2}, {2, {5, 5, 0}, 2, 3}};
   const size_t o2[] = {0, 1, 0};
-  plan = tg_manual_plan(r2, 3, 2, o2, 2, true);
+  plan = tg_manual_plan(r2, 3, 2, o2, 2);
   d = (texmem_gl_pool_desc){.plan = plan, .records = r2, .record_count = 3, .dims = 2,
                             .format = TEXMEM_GL_RGBA16F};
   TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
@@ -147,7 +147,7 @@ Test(gl_pool, failure_at_every_creation_leaks_nothing) {
     r[i] = (texmem_record){i, {2 + i, 3, 1 + i % 3}, i, i + 1};
     of[i] = i % 6; /* objects 0..5, some shared by tensors i and i + 6 */
   }
-  texmem_plan *plan = tg_manual_plan(r, N, 3, of, 6, true);
+  texmem_plan *plan = tg_manual_plan(r, N, 3, of, 6);
   texmem_gl_pool_desc d = {.plan = plan, .records = r, .record_count = N, .dims = 3};
   for (uint64_t k = 1; k <= 7; k++) {
     texmem_gl_counters_reset(ctx);
@@ -187,16 +187,22 @@ Test(gl_pool, rejects_bad_plans_before_any_gl_call) {
   texmem_gl_context *ctx = tg_context();
   texmem_gl_pool *pool = NULL;
   texmem_error err = {0};
-  /* Tensors 0 and 1 overlap in time but share object 0. */
+  /* Valid for records whose lifetimes never overlap, but given the chain's
+   * records, where tensors 0 and 1 overlap in time and share object 0. */
+  texmem_record apart[5];
+  for (size_t i = 0; i < 5; i++) {
+    apart[i] = chain_rec[i];
+    apart[i].first_task = apart[i].last_task = i;
+  }
   const size_t bad[] = {0, 0, 1, 1, 0};
-  texmem_plan *plan = tg_manual_plan(chain_rec, 5, 3, bad, 2, false);
+  texmem_plan *plan = tg_manual_plan(apart, 5, 3, bad, 2);
   texmem_gl_pool_desc d = {.plan = plan, .records = chain_rec, .record_count = 5, .dims = 3};
   texmem_gl_counters_reset(ctx);
   cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_INVALID_PLAN, "%s",
                err.message);
   cr_assert_null(pool);
   texmem_plan_destroy(plan);
-  plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2, true);
+  plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2);
   d.plan = plan;
   d.record_count = 4;
   cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
@@ -215,7 +221,7 @@ Test(gl_pool, rejects_bad_plans_before_any_gl_call) {
   texmem_gl_context_limits(ctx, &l);
   const texmem_record big[] = {{0, {(uint64_t)l.max_3d_size + 1, 1, 1}, 0, 1}, {1, {1, 1, 1}, 1, 2}};
   const size_t bo[] = {1, 0};
-  plan = tg_manual_plan(big, 2, 3, bo, 2, true);
+  plan = tg_manual_plan(big, 2, 3, bo, 2);
   d = (texmem_gl_pool_desc){.plan = plan, .records = big, .record_count = 2, .dims = 3,
                             .array_target = TEXMEM_GL_TARGET_3D};
   cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_EXCEEDS_LIMITS);
@@ -267,7 +273,7 @@ Test(gl_pool, stale_handles_detected) {
   /* An imported texture destroyed under the pool. */
   const texmem_record r[] = {{0, {4, 4, 2}, 0, 1}};
   const size_t o[] = {0};
-  texmem_plan *plan = tg_manual_plan(r, 1, 3, o, 1, true);
+  texmem_plan *plan = tg_manual_plan(r, 1, 3, o, 1);
   texmem_gl_pool_desc d = {.plan = plan, .records = r, .record_count = 1, .dims = 3};
   texmem_gl_pool *pool = NULL;
   TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
@@ -316,9 +322,9 @@ Test(gl_pool, upload_read_back_every_target_format_layout) {
     texmem_gl_pool_desc d = {.records = chain_rec, .record_count = 5, .dims = 3,
                              .format = fp16 ? TEXMEM_GL_RGBA16F : TEXMEM_GL_RGBA32F};
     if (variant < 2) {
-      plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2, true);
+      plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2);
     } else if (variant < 4) {
-      plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2, true);
+      plan = tg_manual_plan(chain_rec, 5, 3, chain_obj, 2);
       d.array_target = TEXMEM_GL_TARGET_3D;
     } else {
       plan = tt_plan(chain_rec, 5, 3,
@@ -335,7 +341,7 @@ Test(gl_pool, upload_read_back_every_target_format_layout) {
   /* 2-D records on GL_TEXTURE_2D. */
   const texmem_record r2[] = {{0, {9, 4, 0}, 0, 1}, {1, {3, 8, 0}, 1, 2}};
   const size_t o2[] = {0, 1};
-  texmem_plan *plan = tg_manual_plan(r2, 2, 2, o2, 2, true);
+  texmem_plan *plan = tg_manual_plan(r2, 2, 2, o2, 2);
   texmem_gl_pool_desc d = {.plan = plan, .records = r2, .record_count = 2, .dims = 2};
   texmem_gl_pool *pool = NULL;
   TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
@@ -441,22 +447,33 @@ Test(gl_pool, arena_exact_bytes_split_and_failure_at_every_creation) {
     tg_assert_no_textures(256);
   }
   texmem__gl_fail_texture_creation(ctx, 0);
-  /* Overlapping rows, a misaligned base row, rows past the texture: the
-   * validator refuses each before any GL call. */
+  /* Overlapping rows and rows past the texture: a plan made for other
+   * records (valid for them) meets the real ones at the pool, whose
+   * validator refuses it before any GL call. A misaligned base row cannot
+   * reach the pool: texmem_plan_from_assignment refuses it. */
   texmem_gl_counters_reset(ctx);
   for (int bad = 0; bad < 3; bad++) {
-    texmem_plan *p = tt_plan(r, N, 3, (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
-                                                         .layout = TEXMEM_LAYOUT_LINEAR,
-                                                         .linear_width = 16});
-    if (bad == 0) p->offset[1] = p->offset[0]; /* 0 and 1 are live together */
+    texmem_record lie[N];
+    memcpy(lie, r, sizeof lie);
+    size_t obj[N] = {0};
+    uint64_t row[N] = {0};
+    for (size_t i = 0; i < N; i++) lie[i].first_task = lie[i].last_task = i; /* all apart */
+    if (bad == 2) lie[N - 1].dims[0] = 1; /* one row in the lie, more in truth */
+    if (bad == 1) row[N - 1] = 1;
+    texmem_plan_assignment a = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                                .linear_width = 16, .object_of = obj, .offset = row,
+                                .alignment = bad == 1 ? 4 : 0};
+    texmem_plan *p = NULL;
+    texmem_error err = {0};
+    texmem_status st = texmem_plan_from_assignment(lie, N, 3, &a, &p, &err);
     if (bad == 1) {
-      p->alignment = 4;
-      p->offset[N - 1] |= 1;
+      cr_assert_eq(st, TEXMEM_STATUS_INVALID_PLAN, "%s", err.message);
+      cr_assert(strstr(err.message, "alignment"), "%s", err.message);
+      continue;
     }
-    if (bad == 2) p->offset[N - 1] = p->object_dims[0][1];
+    cr_assert_eq(st, TEXMEM_STATUS_OK, "%s", err.message);
     d.plan = p;
     texmem_gl_pool *pool = NULL;
-    texmem_error err = {0};
     cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_INVALID_PLAN,
                  "case %d", bad);
     cr_assert_null(pool);

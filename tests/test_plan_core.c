@@ -294,3 +294,72 @@ Test(best, time_budget_skips_quadratic_strategies_past_a_size) {
   cr_assert_eq(texmem_plan_create(r, n, 1, &d, &q, &e), TEXMEM_STATUS_INVALID_ARGUMENT);
   free(r);
 }
+
+/* A caller's assignment becomes a validated plan: object dims, arena size
+ * and totals derived; conflicts, misalignment and bad arguments refused. */
+Test(plan_core, plan_from_assignment) {
+  const texmem_record r[] = {{0, {4, 2, 1}, 0, 1}, {1, {3, 3, 1}, 1, 2}, {2, {5, 1, 1}, 2, 3}};
+  const size_t of[] = {0, 1, 0};
+  texmem_plan_assignment a = {.object_of = of};
+  texmem_plan *p = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  uint64_t d[3];
+  texmem_plan_object_dims(p, 0, d);
+  cr_assert(d[0] == 5 && d[1] == 2 && d[2] == 1);
+  cr_assert_eq(texmem_plan_total(p), 10 + 9);
+  texmem_plan_destroy(p);
+  /* Linear objects: W = 4, rows ceil(volume / 4). */
+  a.layout = TEXMEM_LAYOUT_LINEAR;
+  a.linear_width = 4;
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  cr_assert_eq(texmem_plan_total(p), 4 * 2 + 4 * 3);
+  texmem_plan_destroy(p);
+  /* 1-D offsets: the arena ends where its tensors end. */
+  const uint64_t off[] = {0, 8, 0};
+  texmem_plan_assignment o = {.kind = TEXMEM_PLAN_OFFSETS, .offset = off, .alignment = 8};
+  const texmem_record b[] = {{0, {8}, 0, 1}, {1, {9}, 1, 2}, {2, {5}, 2, 3}};
+  cr_assert_eq(texmem_plan_from_assignment(b, 3, 1, &o, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  cr_assert_eq(texmem_plan_total(p), 17);
+  cr_assert_eq(texmem_plan_tensor_offset(p, 1), 8);
+  texmem_plan_destroy(p);
+  /* Arena in rows of W = 4: tensor 1 at row 2, after tensor 0's 2 rows. */
+  const uint64_t rows[] = {0, 2, 0};
+  texmem_plan_assignment ar = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                               .linear_width = 4, .offset = rows};
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &ar, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  cr_assert_eq(texmem_plan_total(p), 4 * 5);
+  cr_assert_eq(texmem_plan_tensor_base_row(p, 1), 2);
+  texmem_plan_destroy(p);
+  /* Refused: live together in one object; overlapping; misaligned. */
+  const size_t same[] = {0, 0, 1};
+  a = (texmem_plan_assignment){.object_of = same};
+  p = (texmem_plan *)1;
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert_null(p);
+  const uint64_t clash[] = {0, 4, 0};
+  o.offset = clash;
+  o.alignment = 0;
+  cr_assert_eq(texmem_plan_from_assignment(b, 3, 1, &o, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert(strstr(err.message, "tensors 0 and 1"), "%s", err.message);
+  o.offset = off;
+  o.alignment = 16;
+  cr_assert_eq(texmem_plan_from_assignment(b, 3, 1, &o, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert(strstr(err.message, "alignment"), "%s", err.message);
+  /* Bad arguments. */
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, NULL, &p, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  ar.linear_width = 0;
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &ar, &p, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  const size_t far[] = {0, 7, 0};
+  a.object_of = far;
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert_eq(texmem_plan_from_assignment(r, 0, 2, &a, &p, &err), TEXMEM_STATUS_OK);
+  cr_assert_eq(texmem_plan_total(p), 0);
+  texmem_plan_destroy(p);
+}

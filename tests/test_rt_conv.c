@@ -538,6 +538,53 @@ Test(rt_conv, transpose_conv_other_strides) {
   check_tconv(1, 6, 5, 3, 3, 3, 2, 2, SAME, F_NAIVE | F_NATURAL | F_FP32);
 }
 
+/* ---- TRANSPOSE_CONV (TFLite builtin): output size given, TFLite's
+ * padding rule, optional bias, fused activation ---- */
+static void check_tconv_builtin(int32_t oh, int32_t ow, int32_t cin, int32_t cout, int32_t kh,
+                                int32_t kw, int32_t sw, int32_t sh, texmem_padding pad,
+                                bool with_bias, texmem_activation act, int configs) {
+  graph g = graph_new();
+  /* The input a forward convolution of the output would give. */
+  int32_t h = pad == SAME ? (oh + sh - 1) / sh : (oh - kh + sh) / sh;
+  int32_t w = pad == SAME ? (ow + sw - 1) / sw : (ow - kw + sw) / sw;
+  int32_t xs[4] = {g_batch, h, w, cin};
+  int32_t x = add_tensor(&g, 4, xs);
+  int32_t a = identity(&g, x);
+  int32_t ws[4] = {cout, kh, kw, cin};
+  int32_t wt = add_weights(&g, 4, ws, kh * kw * cin);
+  int32_t ys[4] = {g_batch, oh, ow, cout}, four = 4, shape = -1;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_model_add_constant(g.m, "output_shape", TEXMEM_DTYPE_INT32, 1, &four, ys,
+                                         sizeof ys, &shape, &err),
+               TEXMEM_STATUS_OK, "%s", err.message);
+  int32_t b = add_tensor(&g, 4, ys);
+  texmem_op_options o = texmem_op_options_default();
+  o.padding = pad;
+  o.stride_w = sw;
+  o.stride_h = sh;
+  o.activation = act;
+  int32_t in[4] = {shape, wt, a, with_bias ? add_bias(&g, cout) : -1};
+  add_op(&g, TEXMEM_OP_TRANSPOSE_CONV, in, with_bias ? 4 : 3, b, &o);
+  int32_t y = identity(&g, b);
+  cr_assert_eq(texmem_model_set_io(g.m, &x, 1, &y, 1, &err), TEXMEM_STATUS_OK);
+  char what[160];
+  snprintf(what, sizeof what, "builtin TRANSPOSE_CONV -> %dx%dx%d k%dx%d s%dx%d %s%s act %d", oh, ow,
+           cout, kh, kw, sw, sh, pad == SAME ? "SAME" : "VALID", with_bias ? " bias" : "", (int)act);
+  cr_assert_gt(run_and_check(g.m, what, configs), 0);
+  texmem_model_destroy(g.m);
+}
+
+Test(rt_conv, transpose_conv_builtin) {
+  check_tconv_builtin(10, 14, 6, 5, 3, 3, 2, 2, SAME, true, TEXMEM_ACT_NONE, ALL_CONFIGS);
+  check_tconv_builtin(9, 13, 6, 5, 3, 3, 2, 2, SAME, false, TEXMEM_ACT_RELU,
+                      F_NAIVE | F_BEST | F_LINEAR | F_FP32);
+  check_tconv_builtin(9, 8, 3, 7, 4, 3, 2, 3, VALID, true, TEXMEM_ACT_RELU6,
+                      F_NAIVE | F_NATURAL | F_FP32);
+  check_tconv_builtin(7, 5, 4, 4, 3, 3, 1, 1, SAME, true, TEXMEM_ACT_TANH, F_BEST | F_NATURAL | F_FP32);
+  g_batch = 2;
+  check_tconv_builtin(8, 6, 5, 6, 2, 2, 2, 2, VALID, true, TEXMEM_ACT_NONE, (F_NAIVE | F_BEST | F_NATURAL | F_LINEAR | F_FP32));
+}
+
 /* ---- batch 2: every kernel of the family, the two images of the batch
  * different (seeded input), NAIVE and BEST, both layouts, fp16 once (few
  * configurations: each compiles its own program variants) ---- */

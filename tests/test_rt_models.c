@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "models_list.h"
 #include "rt_support.h"
 #include "texmem/mobilenet.h"
 
@@ -170,6 +171,10 @@ static texmem_model *cached(const char *file) {
 }
 
 static void check_cached(const char *file) {
+  if (!tt_model_in_run(file)) {
+    cr_log_info("%s: not in this run's model set (TEXMEM_TEST_MODELS)", file);
+    return;
+  }
   texmem_model *m = cached(file);
   if (!m) cr_skip_test("%s is not in the model cache (tools/fetch_models.sh)", file);
   check_model(m, file);
@@ -178,6 +183,53 @@ static void check_cached(const char *file) {
 
 Test(rt_models, selfie_segmentation) { check_cached("selfie_segmentation.tflite"); }
 Test(rt_models, hand_landmark_lite) { check_cached("hand_landmark_lite.tflite"); }
+
+/* Every other cached model the runtime executes, in the GPU arena with the
+ * reuse checker on, in both precisions: bit-identical to one texture per
+ * tensor (the models above also run every other configuration). */
+Test(rt_models, every_cached_model_in_the_arena) {
+  static const char *const full[] = {"selfie_segmentation.tflite", "hand_landmark_lite.tflite",
+                                     "pose_landmark_lite.tflite",
+                                     "face_detection_full_range_sparse.tflite"};
+  texmem_gl_context *ctx = tg_context();
+  size_t ran = 0;
+  for (size_t i = 0; i < TT_N_MODELS; i++) {
+    const char *file = tt_models[i].file;
+    bool elsewhere = false;
+    for (size_t j = 0; j < sizeof full / sizeof *full; j++) elsewhere |= !strcmp(file, full[j]);
+    if (elsewhere || tt_models[i].unsupported || !tt_model_in_run(file)) continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", tt_model_cache(), file);
+    texmem_input_shape shape;
+    texmem_model_load_desc ld = tt_model_load_desc(i, &shape);
+    texmem_model *m = NULL;
+    texmem_error err = {0};
+    cr_assert_eq(texmem_model_load_tflite_desc(path, &ld, &m, &err), TEXMEM_STATUS_OK, "%s: %s",
+                 path, err.message);
+    size_t n_in;
+    float **in = rt_inputs(m, 3, &n_in);
+    for (int prec = 0; prec < 2; prec++) {
+      texmem_precision pr = prec ? TEXMEM_PRECISION_FP32 : TEXMEM_PRECISION_FP16;
+      texmem_runtime_desc nd = {.strategy = TEXMEM_STRATEGY_NAIVE, .precision = pr,
+                                .reuse_checker = true};
+      texmem_runtime_desc ad = {.storage = TEXMEM_STORAGE_ARENA, .precision = pr,
+                                .reuse_checker = true};
+      rt_outputs naive = rt_run(ctx, m, &nd, in);
+      rt_outputs arena = rt_run_inspect(ctx, m, &ad, in, check_plan);
+      char what[160];
+      snprintf(what, sizeof what, "%s %s arena vs naive", file, prec ? "fp32" : "fp16");
+      rt_assert_identical(&naive, &arena, what);
+      rt_outputs_free(&naive);
+      rt_outputs_free(&arena);
+    }
+    rt_free_arrays(in, n_in);
+    texmem_model_destroy(m);
+    ran++;
+  }
+  cr_log_info("%zu more models in the arena, fp16 and fp32", ran);
+  cr_assert_gt(ran, 0);
+  texmem_gl_context_destroy(ctx);
+}
 Test(rt_models, pose_landmark_lite) { check_cached("pose_landmark_lite.tflite"); }
 Test(rt_models, face_detection_full_range_sparse) {
   check_cached("face_detection_full_range_sparse.tflite");

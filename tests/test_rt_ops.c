@@ -629,6 +629,88 @@ Test(rt_ops, concatenation_many_inputs_repeated) {
 
 /* Unsupported input is refused with a message naming the op and index,
  * and nothing leaks (the sanitizer build checks). */
+/* ---- slicing: STRIDED_SLICE, SPLIT, SPLIT_V ---- */
+
+static void check_slice(unsigned ir, const int32_t *is, const int32_t *begin, const int32_t *end,
+                        const int32_t *strides, uint32_t bmask, uint32_t emask, uint32_t smask,
+                        unsigned orank, const int32_t *os, const char *what) {
+  texmem_op_options o = texmem_op_options_default();
+  o.slice_rank = ir;
+  memcpy(o.slice_begin, begin, ir * sizeof *begin);
+  memcpy(o.slice_end, end, ir * sizeof *end);
+  memcpy(o.slice_stride, strides, ir * sizeof *strides);
+  o.begin_mask = bmask;
+  o.end_mask = emask;
+  o.shrink_axis_mask = smask;
+  check_1(TEXMEM_OP_STRIDED_SLICE, &o, ir, is, orank, os, what);
+}
+
+Test(rt_ops, strided_slice) {
+  const int32_t a[4] = {2, 5, 7, 6}, a_out[4] = {2, 2, 3, 5};
+  check_slice(4, a, (int32_t[]){0, 1, 0, 1}, (int32_t[]){2, 5, 7, 6}, (int32_t[]){1, 2, 3, 1}, 0,
+              0, 0, 4, a_out, "STRIDED_SLICE strides 2 and 3, channels from 1, batch 2");
+  const int32_t b_out[4] = {1, 2, 7, 6}, b[4] = {1, 5, 7, 6};
+  check_slice(4, b, (int32_t[]){0, -1, 0, 0}, (int32_t[]){1, 0, 3, 0}, (int32_t[]){1, -2, 1, -1},
+              8, 12, 0, 4, b_out, "STRIDED_SLICE negative strides, begin/end masks");
+  const int32_t c[4] = {1, 4, 4, 6}, c_out[3] = {1, 4, 6};
+  check_slice(4, c, (int32_t[]){0, 0, 2, 0}, (int32_t[]){1, 4, 3, 6}, (int32_t[]){1, 1, 1, 1}, 0,
+              0, 4, 3, c_out, "STRIDED_SLICE shrink W: H becomes the output's W");
+  const int32_t d[4] = {1, 3, 5, 8}, d_out[3] = {1, 3, 5};
+  check_slice(4, d, (int32_t[]){0, 0, 0, -5}, (int32_t[]){1, 3, 5, 0}, (int32_t[]){1, 1, 1, 1}, 0,
+              0, 8, 3, d_out, "STRIDED_SLICE shrink channel 3: W becomes channels");
+  const int32_t e[2] = {3, 10}, e_out[2] = {2, 3};
+  check_slice(2, e, (int32_t[]){1, 2}, (int32_t[]){3, 9}, (int32_t[]){1, 3}, 0, 0, 0, 2, e_out,
+              "STRIDED_SLICE rank 2, batch 2 out");
+  const int32_t f[4] = {1, 3, 4, 12}, f_out[4] = {1, 3, 4, 7};
+  check_slice(4, f, (int32_t[]){0, 0, 0, 4}, (int32_t[]){1, 3, 4, 11}, (int32_t[]){1, 1, 1, 1}, 0,
+              0, 0, 4, f_out, "STRIDED_SLICE aligned channels 4..10 (texel path)");
+  const int32_t g[4] = {3, 2, 3, 5}, g_out[3] = {2, 3, 5};
+  check_slice(4, g, (int32_t[]){2, 0, 0, 0}, (int32_t[]){3, 2, 3, 5}, (int32_t[]){1, 1, 1, 1}, 0,
+              0, 1, 3, g_out, "STRIDED_SLICE shrink the batch: H becomes the batch");
+}
+
+/* SPLIT (v false: inputs axis, data; equal pieces) or SPLIT_V (data,
+ * sizes, axis) of x into n outputs of shapes os along axis. */
+static void check_split(bool v, unsigned rank, const int32_t *is, int32_t axis, size_t n,
+                        const int32_t (*os)[4], const char *what) {
+  mb b = mb_new();
+  int32_t x = mb_input(&b, rank, is), outs[4];
+  for (size_t i = 0; i < n; i++) outs[i] = mb_tensor(&b, rank, os[i]);
+  int32_t one = 1, nn = (int32_t)n, sizes[4], ax, sz;
+  int32_t ai = axis < 0 ? axis + (int32_t)rank : axis;
+  for (size_t i = 0; i < n; i++) sizes[i] = os[i][ai];
+  TG_OK(texmem_model_add_constant(b.m, "axis", TEXMEM_DTYPE_INT32, 1, &one, &axis, sizeof axis,
+                                  &ax, &tg_err_));
+  TG_OK(texmem_model_add_constant(b.m, "sizes", TEXMEM_DTYPE_INT32, 1, &nn, sizes,
+                                  n * sizeof *sizes, &sz, &tg_err_));
+  texmem_op_options o = texmem_op_options_default();
+  o.axis = axis;
+  o.num_splits = (int32_t)n;
+  int32_t ins[3] = {v ? x : ax, v ? sz : x, ax};
+  TG_OK(texmem_model_add_op(b.m, v ? TEXMEM_OP_SPLIT_V : TEXMEM_OP_SPLIT, ins, v ? 3 : 2, outs, n,
+                            &o, NULL, &tg_err_));
+  for (size_t i = 0; i < n; i++) mb_output(&b, outs[i]);
+  mb_check(&b, what);
+}
+
+Test(rt_ops, split) {
+  const int32_t a[4] = {2, 4, 5, 9};
+  const int32_t av[3][4] = {{2, 4, 5, 2}, {2, 4, 5, 4}, {2, 4, 5, 3}};
+  check_split(true, 4, a, 3, 3, av, "SPLIT_V channels 2+4+3, batch 2");
+  const int32_t ah[2][4] = {{2, 2, 5, 9}, {2, 2, 5, 9}};
+  check_split(false, 4, a, 1, 2, ah, "SPLIT H in 2");
+  const int32_t ab[2][4] = {{1, 4, 5, 9}, {1, 4, 5, 9}};
+  check_split(false, 4, a, 0, 2, ab, "SPLIT the batch in 2");
+  const int32_t aw[2][4] = {{2, 4, 1, 9}, {2, 4, 4, 9}};
+  check_split(true, 4, a, 2, 2, aw, "SPLIT_V W 1+4");
+  const int32_t c[4] = {1, 3, 2, 16};
+  const int32_t c4[4][4] = {{1, 3, 2, 4}, {1, 3, 2, 4}, {1, 3, 2, 4}, {1, 3, 2, 4}};
+  check_split(false, 4, c, -1, 4, c4, "SPLIT channels in 4 (axis -1)");
+  const int32_t r[2] = {3, 10};
+  const int32_t r2[2][4] = {{3, 7}, {3, 3}};
+  check_split(true, 2, r, 1, 2, r2, "SPLIT_V rank 2 channels 7+3");
+}
+
 Test(rt_ops, refusals) {
   texmem_gl_context *ctx = tg_context();
   texmem_error err = {0};

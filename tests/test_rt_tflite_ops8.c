@@ -1,125 +1,13 @@
 /* The TFLite reader on the operators of issue 8 (PRELU, SOFTMAX, TANH,
  * SUB, DIV, MAXIMUM, MINIMUM, LEAKY_RELU, RESIZE_NEAREST_NEIGHBOR): small
- * one-operator .tflite files written here (a minimal flatbuffer writer,
- * parents before children so every offset points forward) are read back,
- * their options checked, and a few run on the GPU against the CPU
+ * one-operator .tflite files (written by tests/tflite_writer.c) are read
+ * back, their options checked, and a few run on the GPU against the CPU
  * reference. */
 #include <math.h>
 
 #include "rt_support.h"
+#include "tflite_writer.h"
 
-/* ---- a minimal flatbuffer writer ---- */
-
-typedef struct fnode fnode;
-typedef struct ffield {
-  bool present;
-  uint32_t bits;  /* scalar value (4-byte slot) */
-  fnode *child;   /* or a reference */
-} ffield;
-
-enum { FN_TABLE, FN_VEC_I32, FN_VEC_U8, FN_VEC_TABLES, FN_STRING };
-struct fnode {
-  int kind;
-  ffield f[12];
-  unsigned nf;
-  const void *data; /* vectors: elements; string: text */
-  size_t n;
-  fnode **tables;
-};
-
-typedef struct fwriter {
-  uint8_t b[1 << 14];
-  size_t n;
-  fnode nodes[128];
-  fnode *tabs[64];
-  size_t n_nodes, n_tabs;
-} fwriter;
-
-static fnode *fw_node(fwriter *w, int kind) {
-  cr_assert_lt(w->n_nodes, 128);
-  fnode *x = &w->nodes[w->n_nodes++];
-  memset(x, 0, sizeof *x);
-  x->kind = kind;
-  return x;
-}
-
-static void fw_put(fwriter *w, const void *p, size_t len) {
-  cr_assert_leq(w->n + len, sizeof w->b);
-  memcpy(w->b + w->n, p, len);
-  w->n += len;
-}
-static void fw_u32(fwriter *w, uint32_t v) {
-  uint8_t p[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
-  fw_put(w, p, 4);
-}
-static void fw_u16(fwriter *w, uint16_t v) {
-  uint8_t p[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-  fw_put(w, p, 2);
-}
-static void fw_pad4(fwriter *w) {
-  while (w->n % 4) fw_put(w, "", 1);
-}
-static void fw_patch(fwriter *w, size_t at, size_t target) {
-  uint32_t v = (uint32_t)(target - at);
-  for (int i = 0; i < 4; i++) w->b[at + i] = (uint8_t)(v >> (8 * i));
-}
-
-/* Writes x and its children; returns x's position (table or vector). */
-static size_t fw_emit(fwriter *w, const fnode *x) {
-  fw_pad4(w);
-  if (x->kind == FN_TABLE) {
-    uint16_t vt_size = (uint16_t)(4 + 2 * x->nf), tbl_size = (uint16_t)(4 + 4 * x->nf);
-    if (vt_size % 4) fw_u16(w, 0); /* keep the table 4-aligned */
-    size_t vt = w->n;
-    fw_u16(w, vt_size);
-    fw_u16(w, tbl_size);
-    for (unsigned i = 0; i < x->nf; i++) fw_u16(w, x->f[i].present ? (uint16_t)(4 + 4 * i) : 0);
-    size_t pos = w->n;
-    fw_u32(w, (uint32_t)(pos - vt));
-    for (unsigned i = 0; i < x->nf; i++) fw_u32(w, x->f[i].bits);
-    for (unsigned i = 0; i < x->nf; i++)
-      if (x->f[i].present && x->f[i].child) fw_patch(w, pos + 4 + 4 * i, fw_emit(w, x->f[i].child));
-    return pos;
-  }
-  size_t pos = w->n;
-  fw_u32(w, (uint32_t)x->n);
-  if (x->kind == FN_VEC_I32) {
-    for (size_t i = 0; i < x->n; i++) fw_u32(w, (uint32_t)((const int32_t *)x->data)[i]);
-  } else if (x->kind == FN_VEC_U8 || x->kind == FN_STRING) {
-    fw_put(w, x->data, x->n);
-    if (x->kind == FN_STRING) fw_put(w, "", 1);
-  } else {
-    size_t slots = w->n;
-    for (size_t i = 0; i < x->n; i++) fw_u32(w, 0);
-    for (size_t i = 0; i < x->n; i++) fw_patch(w, slots + 4 * i, fw_emit(w, x->tables[i]));
-  }
-  return pos;
-}
-
-static void fw_scalar(fnode *t, unsigned id, uint32_t bits) {
-  t->f[id].present = true;
-  t->f[id].bits = bits;
-  if (id + 1 > t->nf) t->nf = id + 1;
-}
-static void fw_ref(fnode *t, unsigned id, fnode *child) {
-  t->f[id].present = true;
-  t->f[id].child = child;
-  if (id + 1 > t->nf) t->nf = id + 1;
-}
-static fnode *fw_vec_i32(fwriter *w, const int32_t *v, size_t n) {
-  fnode *x = fw_node(w, FN_VEC_I32);
-  x->data = v;
-  x->n = n;
-  return x;
-}
-static fnode *fw_tables(fwriter *w, size_t n) {
-  fnode *x = fw_node(w, FN_VEC_TABLES);
-  cr_assert_leq(w->n_tabs + n, 64);
-  x->tables = &w->tabs[w->n_tabs];
-  w->n_tabs += n;
-  x->n = n;
-  return x;
-}
 static uint32_t f32_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, sizeof u);
@@ -144,86 +32,50 @@ typedef struct one_op {
   int32_t out_shape[4];
 } one_op;
 
-/* Writes the model into w->b[0 .. w->n). */
-static void write_model(fwriter *w, const one_op *s) {
-  memset(w, 0, sizeof *w);
-  size_t nt = s->n_in + 1;
-  fnode *model = fw_node(w, FN_TABLE);
-  fw_scalar(model, 0, 3);
-  fnode *codes = fw_tables(w, 1), *code = fw_node(w, FN_TABLE);
-  codes->tables[0] = code;
-  fw_scalar(code, 0, (uint32_t)(s->code < 127 ? s->code : 127));
-  fw_scalar(code, 2, 1);
-  fw_scalar(code, 3, (uint32_t)s->code);
-  fw_ref(model, 1, codes);
-  /* Buffers: 0 empty, then one per constant input. */
-  fnode *bufs = fw_tables(w, 1 + s->n_in);
-  bufs->tables[0] = fw_node(w, FN_TABLE);
-  fnode *tensors = fw_tables(w, nt);
+/* The one-operator model of s (tensors in0.., then out; constant inputs
+ * keep their data, the others are graph inputs); the option fields are
+ * written as 4-byte scalars (bits as given: floats too). */
+static uint8_t *write_model(const one_op *s, size_t *size) {
   static const char *const names[4] = {"in0", "in1", "in2", "out"};
-  size_t nb = 1;
-  int32_t graph_in[3];
+  tw_tensor t[4];
+  int32_t graph_in[3], op_in[3] = {0, 1, 2}, out = (int32_t)s->n_in;
   size_t n_graph_in = 0;
-  for (size_t i = 0; i < nt; i++) {
-    bool out = i == s->n_in;
-    fnode *t = fw_node(w, FN_TABLE);
-    fw_ref(t, 0, fw_vec_i32(w, out ? s->out_shape : s->shape[i], out ? s->out_rank : s->rank[i]));
-    fw_scalar(t, 1, !out && s->is_int[i] ? 2 : 0); /* INT32 / FLOAT32 */
-    fnode *nm = fw_node(w, FN_STRING);
-    nm->data = names[out ? 3 : i];
-    nm->n = strlen(names[out ? 3 : i]);
-    fw_ref(t, 3, nm);
-    if (!out && s->const_data[i]) {
-      fnode *b = fw_node(w, FN_TABLE), *d = fw_node(w, FN_VEC_U8);
-      d->data = s->const_data[i];
-      d->n = s->const_bytes[i];
-      fw_ref(b, 0, d);
-      bufs->tables[nb] = b;
-      fw_scalar(t, 2, (uint32_t)nb++);
-    } else if (!out) {
+  memset(t, 0, sizeof t);
+  for (size_t i = 0; i <= s->n_in; i++) {
+    bool o = i == s->n_in;
+    t[i].name = names[o ? 3 : i];
+    t[i].type = !o && s->is_int[i] ? TW_INT32 : TW_FLOAT32;
+    t[i].rank = o ? s->out_rank : s->rank[i];
+    memcpy(t[i].shape, o ? s->out_shape : s->shape[i], t[i].rank * sizeof(int32_t));
+    if (!o && s->const_data[i]) {
+      t[i].data = s->const_data[i];
+      t[i].data_size = s->const_bytes[i];
+    } else if (!o) {
       graph_in[n_graph_in++] = (int32_t)i;
     }
-    tensors->tables[i] = t;
   }
-  for (size_t i = nb; i < 1 + s->n_in; i++) bufs->tables[i] = fw_node(w, FN_TABLE);
-  fw_ref(model, 4, bufs);
-  fnode *sgs = fw_tables(w, 1), *sg = fw_node(w, FN_TABLE);
-  sgs->tables[0] = sg;
-  fw_ref(sg, 0, tensors);
-  static int32_t in_ids[3], out_id[1];
-  memcpy(in_ids, graph_in, sizeof graph_in);
-  out_id[0] = (int32_t)s->n_in;
-  fw_ref(sg, 1, fw_vec_i32(w, in_ids, n_graph_in));
-  fw_ref(sg, 2, fw_vec_i32(w, out_id, 1));
-  fnode *ops = fw_tables(w, 1), *op = fw_node(w, FN_TABLE);
-  ops->tables[0] = op;
-  static const int32_t op_in[3] = {0, 1, 2};
-  static int32_t op_out[1];
-  op_out[0] = (int32_t)s->n_in;
-  fw_scalar(op, 0, 0);
-  fw_ref(op, 1, fw_vec_i32(w, op_in, s->n_in));
-  fw_ref(op, 2, fw_vec_i32(w, op_out, 1));
-  if (s->options_type) {
-    fw_scalar(op, 3, s->options_type);
-    fnode *o = fw_node(w, FN_TABLE);
-    for (unsigned i = 0; i < s->n_opts; i++)
-      if (s->opt_present[i]) fw_scalar(o, i, s->opts[i]);
-    fw_ref(op, 4, o);
-  }
-  fw_ref(sg, 3, ops);
-  fw_ref(model, 2, sgs);
-  /* Root offset and file identifier, then the tree. */
-  fw_u32(w, 0);
-  fw_put(w, "TFL3", 4);
-  fw_patch(w, 0, fw_emit(w, model));
+  tw_operator op = {.code = s->code, .n_inputs = s->n_in, .inputs = op_in, .n_outputs = 1,
+                    .outputs = &out};
+  op.options.type = s->options_type;
+  for (unsigned i = 0; i < s->n_opts; i++)
+    if (s->opt_present[i])
+      op.options.fields[op.options.n_fields++] = (tw_field){(uint16_t)i, 4, false, s->opts[i], 0};
+  tw_subgraph g = {.n_tensors = s->n_in + 1, .tensors = t, .n_inputs = n_graph_in,
+                   .inputs = graph_in, .n_outputs = 1, .outputs = &out, .n_operators = 1,
+                   .operators = &op};
+  tw_model m = {.description = "one operator", .n_subgraphs = 1, .subgraphs = &g};
+  uint8_t *bytes = NULL;
+  TG_OK(tw_write(&m, &bytes, size, &tg_err_));
+  return bytes;
 }
 
 static texmem_model *read_one(const one_op *s, texmem_status want, const char *substr) {
-  static fwriter w;
-  write_model(&w, s);
+  size_t n = 0;
+  uint8_t *bytes = write_model(s, &n);
   texmem_model *m = NULL;
   texmem_error err = {0};
-  texmem_status st = texmem_model_read_tflite(w.b, w.n, &m, &err);
+  texmem_status st = texmem_model_read_tflite(bytes, n, &m, &err);
+  free(bytes);
   cr_assert_eq(st, want, "read: status %d (%s), expected %d", (int)st, err.message, (int)want);
   if (substr) cr_assert(strstr(err.message, substr), "%s", err.message);
   if (st) {
@@ -383,4 +235,197 @@ Test(rt_tflite_ops8, resize_nearest_options) {
     run_check(m, v == 0 ? "NEAREST" : v == 1 ? "NEAREST align_corners" : "NEAREST half_pixel");
     texmem_model_destroy(m);
   }
+}
+
+/* ---- STRIDED_SLICE, SPLIT, SPLIT_V, TRANSPOSE_CONV through the reader ---- */
+
+/* Reads the model of the given tensors and one operator (inputs 0..n_in-1,
+ * outputs after them); want: the status, substr: in its message. */
+static texmem_model *read_tw(const tw_tensor *t, size_t n_in, size_t n_out, int32_t code,
+                             tw_options opts, texmem_status want, const char *substr) {
+  int32_t op_in[8], graph_in[8], outs[4];
+  size_t n_graph_in = 0;
+  for (size_t i = 0; i < n_in; i++) {
+    op_in[i] = (int32_t)i;
+    if (!t[i].data) graph_in[n_graph_in++] = (int32_t)i;
+  }
+  for (size_t j = 0; j < n_out; j++) outs[j] = (int32_t)(n_in + j);
+  tw_operator op = {.code = code, .n_inputs = n_in, .inputs = op_in, .n_outputs = n_out,
+                    .outputs = outs, .options = opts};
+  tw_subgraph g = {.n_tensors = n_in + n_out, .tensors = t, .n_inputs = n_graph_in,
+                   .inputs = graph_in, .n_outputs = n_out, .outputs = outs, .n_operators = 1,
+                   .operators = &op};
+  tw_model m = {.description = "reader test", .n_subgraphs = 1, .subgraphs = &g};
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  TG_OK(tw_write(&m, &bytes, &size, &tg_err_));
+  texmem_model *model = NULL;
+  texmem_error err = {0};
+  texmem_status st = texmem_model_read_tflite(bytes, size, &model, &err);
+  free(bytes);
+  cr_assert_eq(st, want, "status %d (%s), expected %d", (int)st, err.message, (int)want);
+  if (substr) cr_assert(strstr(err.message, substr), "%s", err.message);
+  return model;
+}
+
+Test(rt_tflite_ops8, strided_slice_options) {
+  static const int32_t begin[4] = {0, -1, 0, 2}, end[4] = {1, 0, 3, 3}, strides[4] = {1, -2, 1, 1};
+  tw_tensor t[5] = {TW_TENSOR("x", TW_FLOAT32, 4, 1, 5, 7, 6),
+                    TW_CONST("begin", TW_INT32, begin, 1, 4), TW_CONST("end", TW_INT32, end, 1, 4),
+                    TW_CONST("strides", TW_INT32, strides, 1, 4),
+                    TW_TENSOR("y", TW_FLOAT32, 3, 1, 2, 7)};
+  texmem_model *m =
+      read_tw(t, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 4, 8), TEXMEM_STATUS_OK, NULL);
+  const texmem_op *op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_STRIDED_SLICE);
+  cr_assert_eq(op->options.slice_rank, 4);
+  cr_assert_eq(op->options.slice_begin[1], -1);
+  cr_assert_eq(op->options.slice_end[2], 3);
+  cr_assert_eq(op->options.slice_stride[1], -2);
+  cr_assert_eq(op->options.end_mask, 4);
+  cr_assert_eq(op->options.shrink_axis_mask, 8);
+  run_check(m, "STRIDED_SLICE from a .tflite: negative stride, end mask, shrunk channels");
+  texmem_model_destroy(m);
+  /* Ellipsis and new-axis masks are outside the IR: the operator plans as
+   * OTHER and the runtime names it. */
+  tw_options ell = tw_strided_slice_options(0, 0, 0);
+  ell.fields[ell.n_fields++] = (tw_field){2, 4, false, 1, 0};
+  m = read_tw(t, 4, 1, TW_OP_STRIDED_SLICE, ell, TEXMEM_STATUS_OK, NULL);
+  op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_OTHER);
+  cr_assert(op->options.options_unsupported);
+  cr_assert_str_eq(texmem_op_name(op), "STRIDED_SLICE");
+  texmem_model_destroy(m);
+  /* A stride of 0 is a bad model; begin of the wrong length is OTHER. */
+  static const int32_t zero[4] = {1, 0, 1, 1}, three[3] = {0, 0, 0};
+  tw_tensor z[5];
+  memcpy(z, t, sizeof z);
+  z[3] = (tw_tensor)TW_CONST("strides", TW_INT32, zero, 1, 4);
+  read_tw(z, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 0, 0), TEXMEM_STATUS_BAD_MODEL,
+          "stride");
+  memcpy(z, t, sizeof z);
+  z[1] = (tw_tensor)TW_CONST("begin", TW_INT32, three, 1, 3);
+  m = read_tw(z, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 0, 0), TEXMEM_STATUS_OK,
+              NULL);
+  cr_assert_eq(texmem_model_op(m, 0)->type, TEXMEM_OP_OTHER);
+  texmem_model_destroy(m);
+  /* An output shape the slice does not give is reported when run. */
+  memcpy(z, t, sizeof z);
+  z[4] = (tw_tensor)TW_TENSOR("y", TW_FLOAT32, 3, 1, 3, 7);
+  m = read_tw(z, 4, 1, TW_OP_STRIDED_SLICE, tw_strided_slice_options(0, 4, 8), TEXMEM_STATUS_OK,
+              NULL);
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, NULL, &rt, &err), TEXMEM_STATUS_BAD_MODEL);
+  cr_assert(strstr(err.message, "STRIDED_SLICE") && strstr(err.message, "slice gives"), "%s",
+            err.message);
+  cr_assert_null(rt);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(m);
+}
+
+Test(rt_tflite_ops8, split_and_split_v) {
+  static const int32_t axis[1] = {-1}, sizes[3] = {2, -1, 3};
+  tw_tensor t[5] = {TW_CONST("axis", TW_INT32, axis, 1, 1), TW_TENSOR("x", TW_FLOAT32, 4, 2, 3, 4, 9),
+                    TW_TENSOR("a", TW_FLOAT32, 4, 2, 3, 4, 3), TW_TENSOR("b", TW_FLOAT32, 4, 2, 3, 4, 3),
+                    TW_TENSOR("c", TW_FLOAT32, 4, 2, 3, 4, 3)};
+  texmem_model *m = read_tw(t, 2, 3, TW_OP_SPLIT, tw_split_options(3), TEXMEM_STATUS_OK, NULL);
+  const texmem_op *op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_SPLIT);
+  cr_assert_eq(op->n_outputs, 3);
+  cr_assert_eq(op->options.axis, 3, "negative axis normalized");
+  run_check(m, "SPLIT from a .tflite, 3 outputs, batch 2");
+  texmem_model_destroy(m);
+  /* num_splits must be the number of outputs. */
+  read_tw(t, 2, 3, TW_OP_SPLIT, tw_split_options(2), TEXMEM_STATUS_BAD_MODEL, "num_splits");
+  /* SPLIT_V: data, sizes (-1 = the rest), axis. */
+  tw_tensor v[6] = {TW_TENSOR("x", TW_FLOAT32, 4, 2, 3, 4, 9), TW_CONST("sizes", TW_INT32, sizes, 1, 3),
+                    TW_CONST("axis", TW_INT32, axis, 1, 1), TW_TENSOR("a", TW_FLOAT32, 4, 2, 3, 4, 2),
+                    TW_TENSOR("b", TW_FLOAT32, 4, 2, 3, 4, 4), TW_TENSOR("c", TW_FLOAT32, 4, 2, 3, 4, 3)};
+  m = read_tw(v, 3, 3, TW_OP_SPLIT_V, tw_split_v_options(3), TEXMEM_STATUS_OK, NULL);
+  cr_assert_eq(texmem_model_op(m, 0)->type, TEXMEM_OP_SPLIT_V);
+  run_check(m, "SPLIT_V from a .tflite, sizes 2, -1, 3");
+  texmem_model_destroy(m);
+  /* Outputs that do not add up to the input: reported when run. */
+  v[5] = (tw_tensor)TW_TENSOR("c", TW_FLOAT32, 4, 2, 3, 4, 4);
+  m = read_tw(v, 3, 3, TW_OP_SPLIT_V, tw_split_v_options(3), TEXMEM_STATUS_OK, NULL);
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, NULL, &rt, &err), TEXMEM_STATUS_BAD_MODEL);
+  cr_assert(strstr(err.message, "SPLIT_V") && strstr(err.message, "add up"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(m);
+  /* An axis out of range is a bad model. */
+  static const int32_t bad_axis[1] = {4};
+  t[0] = (tw_tensor)TW_CONST("axis", TW_INT32, bad_axis, 1, 1);
+  read_tw(t, 2, 3, TW_OP_SPLIT, tw_split_options(3), TEXMEM_STATUS_BAD_MODEL, "axis");
+}
+
+Test(rt_tflite_ops8, transpose_conv_builtin) {
+  static const int32_t shape[4] = {1, 9, 13, 3};
+  static float w[3 * 3 * 3 * 4], bias[3];
+  for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) w[i] = (float)((int)(i * 7 % 11) - 5) / 8.0f;
+  for (int i = 0; i < 3; i++) bias[i] = 0.25f * (float)i - 0.3f;
+  tw_tensor t[5] = {TW_CONST("output_shape", TW_INT32, shape, 1, 4),
+                    TW_CONST("w", TW_FLOAT32, w, 4, 3, 3, 3, 4), TW_TENSOR("x", TW_FLOAT32, 4, 1, 5, 7, 4),
+                    TW_CONST("bias", TW_FLOAT32, bias, 1, 3), TW_TENSOR("y", TW_FLOAT32, 4, 1, 9, 13, 3)};
+  texmem_model *m = read_tw(t, 4, 1, TW_OP_TRANSPOSE_CONV,
+                            tw_transpose_conv_options(TW_SAME, 2, 2, TW_ACT_RELU), TEXMEM_STATUS_OK,
+                            NULL);
+  const texmem_op *op = texmem_model_op(m, 0);
+  cr_assert_eq(op->type, TEXMEM_OP_TRANSPOSE_CONV);
+  cr_assert_eq(op->options.stride_w, 2);
+  cr_assert_eq(op->options.padding, TEXMEM_PADDING_SAME);
+  cr_assert_eq(op->options.activation, TEXMEM_ACT_RELU);
+  run_check(m, "TRANSPOSE_CONV from a .tflite, SAME stride 2, bias, RELU");
+  texmem_model_destroy(m);
+  /* output_shape contradicting the output tensor: reported when run. */
+  static const int32_t other[4] = {1, 10, 13, 3};
+  t[0] = (tw_tensor)TW_CONST("output_shape", TW_INT32, other, 1, 4);
+  m = read_tw(t, 4, 1, TW_OP_TRANSPOSE_CONV, tw_transpose_conv_options(TW_SAME, 2, 2, TW_ACT_NONE),
+              TEXMEM_STATUS_OK, NULL);
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, NULL, &rt, &err), TEXMEM_STATUS_BAD_MODEL);
+  cr_assert(strstr(err.message, "output_shape"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(m);
+  /* A stride of 0 is a bad model. */
+  read_tw(t, 4, 1, TW_OP_TRANSPOSE_CONV, tw_transpose_conv_options(TW_SAME, 0, 2, TW_ACT_NONE),
+          TEXMEM_STATUS_BAD_MODEL, "stride_w");
+}
+
+/* CONCATENATION has no input limit at load (the runtime splits it into
+ * passes of at most 8 images): 300 inputs, more than the byte-sized limit
+ * the reader once had. */
+Test(rt_tflite_ops8, concatenation_300_inputs) {
+  enum { N = 300 };
+  static tw_tensor t[N + 1];
+  static int32_t ins[N];
+  for (size_t i = 0; i < N; i++) {
+    t[i] = (tw_tensor)TW_TENSOR("x", TW_FLOAT32, 4, 1, 2, 1, 1 + (int32_t)(i % 3));
+    ins[i] = (int32_t)i;
+  }
+  int32_t out = N, channels = 0;
+  for (size_t i = 0; i < N; i++) channels += t[i].shape[3];
+  t[N] = (tw_tensor)TW_TENSOR("y", TW_FLOAT32, 4, 1, 2, 1, channels);
+  tw_operator op = {.code = TW_OP_CONCATENATION, .n_inputs = N, .inputs = ins, .n_outputs = 1,
+                    .outputs = &out, .options = tw_concatenation_options(3, TW_ACT_NONE)};
+  tw_subgraph g = {.n_tensors = N + 1, .tensors = t, .n_inputs = N, .inputs = ins, .n_outputs = 1,
+                   .outputs = &out, .n_operators = 1, .operators = &op};
+  tw_model m = {.description = "concat 300", .n_subgraphs = 1, .subgraphs = &g};
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  TG_OK(tw_write(&m, &bytes, &size, &tg_err_));
+  texmem_model *model = NULL;
+  TG_OK(texmem_model_read_tflite(bytes, size, &model, &tg_err_));
+  free(bytes);
+  const texmem_op *o = texmem_model_op(model, 0);
+  cr_assert_eq(o->type, TEXMEM_OP_CONCATENATION);
+  cr_assert_eq(o->n_inputs, N);
+  run_check(model, "CONCATENATION of 300 inputs along unaligned channels");
+  texmem_model_destroy(model);
 }

@@ -18,7 +18,10 @@
 enum {
   OPT_CONV_2D = 1, OPT_DEPTHWISE_CONV_2D = 2, OPT_POOL_2D = 5, OPT_FULLY_CONNECTED = 8,
   OPT_CONCATENATION = 10, OPT_ADD = 11, OPT_RESIZE_BILINEAR = 15, OPT_RESHAPE = 17, OPT_MUL = 21,
-  OPT_PAD = 22, OPT_REDUCER = 27, OPT_HARD_SWISH = 91, OPT_DEPTH_TO_SPACE = 94
+  OPT_PAD = 22, OPT_REDUCER = 27, OPT_HARD_SWISH = 91, OPT_DEPTH_TO_SPACE = 94,
+  OPT_SOFTMAX = 9, OPT_SUB = 28, OPT_DIV = 29, OPT_STRIDED_SLICE = 32, OPT_SPLIT = 35,
+  OPT_MAXIMUM_MINIMUM = 39, OPT_TRANSPOSE_CONV = 49, OPT_RESIZE_NEAREST_NEIGHBOR = 74,
+  OPT_LEAKY_RELU = 75, OPT_SPLIT_V = 79
 };
 enum { F_MODEL_VERSION, F_MODEL_CODES, F_MODEL_SUBGRAPHS, F_MODEL_DESCRIPTION, F_MODEL_BUFFERS };
 enum { F_CODE_DEPRECATED, F_CODE_CUSTOM, F_CODE_VERSION, F_CODE_BUILTIN };
@@ -473,6 +476,7 @@ texmem_status tw_write_file(const tw_model *m, const char *path, texmem_error *e
 /* ---- options ---- */
 
 static tw_field fi(uint16_t id, uint8_t size, int64_t v) { return (tw_field){id, size, false, v, 0}; }
+static tw_field ff(uint16_t id, double v) { return (tw_field){id, 4, true, 0, v}; }
 
 #define OPTS(t, ...)                                                                \
   do {                                                                             \
@@ -518,3 +522,20 @@ tw_options tw_reshape_options(size_t rank, const int32_t *new_shape) {
 }
 tw_options tw_pad_options(void) { return (tw_options){.type = OPT_PAD}; }
 tw_options tw_hard_swish_options(void) { return (tw_options){.type = OPT_HARD_SWISH}; }
+tw_options tw_softmax_options(float beta) { OPTS(OPT_SOFTMAX, ff(0, beta)); }
+tw_options tw_leaky_relu_options(float alpha) { OPTS(OPT_LEAKY_RELU, ff(0, alpha)); }
+tw_options tw_sub_options(int act) { OPTS(OPT_SUB, fi(0, 1, act)); }
+tw_options tw_div_options(int act) { OPTS(OPT_DIV, fi(0, 1, act)); }
+tw_options tw_maximum_minimum_options(void) { return (tw_options){.type = OPT_MAXIMUM_MINIMUM}; }
+tw_options tw_resize_nearest_options(bool align_corners, bool half_pixel_centers) {
+  OPTS(OPT_RESIZE_NEAREST_NEIGHBOR, fi(0, 1, align_corners), fi(1, 1, half_pixel_centers));
+}
+tw_options tw_strided_slice_options(int begin_mask, int end_mask, int shrink_axis_mask) {
+  OPTS(OPT_STRIDED_SLICE, fi(0, 4, begin_mask), fi(1, 4, end_mask), fi(4, 4, shrink_axis_mask));
+}
+tw_options tw_transpose_conv_options(int padding, int sw, int sh, int act) {
+  if (act == TW_ACT_NONE) OPTS(OPT_TRANSPOSE_CONV, fi(0, 1, padding), fi(1, 4, sw), fi(2, 4, sh));
+  OPTS(OPT_TRANSPOSE_CONV, fi(0, 1, padding), fi(1, 4, sw), fi(2, 4, sh), fi(3, 1, act));
+}
+tw_options tw_split_options(int num_splits) { OPTS(OPT_SPLIT, fi(0, 4, num_splits)); }
+tw_options tw_split_v_options(int num_splits) { OPTS(OPT_SPLIT_V, fi(0, 4, num_splits)); }

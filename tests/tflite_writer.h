@@ -33,7 +33,10 @@ enum {
   TW_OP_FULLY_CONNECTED = 9, TW_OP_LOGISTIC = 14, TW_OP_MAX_POOL_2D = 17, TW_OP_MUL = 18,
   TW_OP_RELU = 19, TW_OP_RELU6 = 21, TW_OP_RESHAPE = 22, TW_OP_RESIZE_BILINEAR = 23,
   TW_OP_CUSTOM = 32, TW_OP_PAD = 34, TW_OP_MEAN = 40, TW_OP_QUANTIZE = 114,
-  TW_OP_HARD_SWISH = 117
+  TW_OP_HARD_SWISH = 117, TW_OP_SOFTMAX = 25, TW_OP_TANH = 28, TW_OP_SUB = 41, TW_OP_DIV = 42,
+  TW_OP_STRIDED_SLICE = 45, TW_OP_SPLIT = 49, TW_OP_PRELU = 54, TW_OP_MAXIMUM = 55,
+  TW_OP_MINIMUM = 57, TW_OP_TRANSPOSE_CONV = 67, TW_OP_RESIZE_NEAREST_NEIGHBOR = 97,
+  TW_OP_LEAKY_RELU = 98, TW_OP_SPLIT_V = 102
 };
 
 #define TW_MAX_FIELDS 8
@@ -144,6 +147,19 @@ tw_options tw_reducer_options(bool keep_dims);
 tw_options tw_depth_to_space_options(int block_size);
 tw_options tw_pad_options(void);
 tw_options tw_hard_swish_options(void);
+tw_options tw_softmax_options(float beta);
+tw_options tw_leaky_relu_options(float alpha);
+tw_options tw_sub_options(int act);
+tw_options tw_div_options(int act);
+tw_options tw_maximum_minimum_options(void);
+tw_options tw_resize_nearest_options(bool align_corners, bool half_pixel_centers);
+/* Ellipsis and new-axis masks and offset are left at 0. */
+tw_options tw_strided_slice_options(int begin_mask, int end_mask, int shrink_axis_mask);
+/* act TW_ACT_NONE leaves the fused_activation_function field out (older
+ * readers do not know it). */
+tw_options tw_transpose_conv_options(int padding, int stride_w, int stride_h, int act);
+tw_options tw_split_options(int num_splits);
+tw_options tw_split_v_options(int num_splits);
 /* Element size of a TensorType (0 if unknown). */
 size_t tw_type_size(uint8_t type);
 

@@ -63,6 +63,11 @@ fi
 
 echo "== ASan+UBSan build and tests"
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DTEXMEM_SANITIZE=ON
+# Every test runs again; those that sweep all cached models take a varied
+# few (committed model, input shape, operators not executable, segmentation,
+# landmarks), since each model costs about five times as much here and the
+# first stage has run them all.
+export TEXMEM_TEST_MODELS=face_detection_short_range.tflite,hand_landmark_lite.tflite,selfie_segmentation.tflite,object_detection_3d_chair.tflite,face_landmark_with_attention.tflite,hand_recrop.tflite
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if [ -f tests/lsan.supp ]; then export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp:print_suppressions=0; fi
@@ -72,7 +77,7 @@ run_ctest build-asan
 if grep -E "ERROR: (Leak|Address)Sanitizer|runtime error:" build-asan/ctest.log; then
   echo "sanitizer reports in build-asan/ctest.log"; exit 1
 fi
-unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
+unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TEXMEM_TEST_MODELS
 
 echo "== valgrind (planner, records, CLI)"
 # Criterion runs each test in a child whose exit status it ignores, so

@@ -256,8 +256,6 @@ TEXMEM_API texmem_status texmem_gl_program_create(texmem_gl_context *ctx,
 TEXMEM_API void texmem_gl_program_destroy(texmem_gl_context *ctx, texmem_gl_program p);
 /* The last compile / link log of the context (owned by it; "" if none). */
 TEXMEM_API const char *texmem_gl_program_log(const texmem_gl_context *ctx);
-/* A shader embedded from shaders/ by file name ("add.comp"); NULL if none. */
-TEXMEM_API const char *texmem_gl_shader_source(const char *file_name);
 
 /* ---- operations ---- */
 typedef enum texmem_gl_uniform_type {
@@ -301,6 +299,9 @@ TEXMEM_API texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_g
  * if not NULL). */
 TEXMEM_API texmem_status texmem_gl_run(texmem_gl_pool *pool, const texmem_gl_op *ops,
                                        size_t n, size_t *failed_op, texmem_error *err);
+/* Waits until the GPU has finished everything issued so far (glFinish);
+ * a GL error pending after it is returned naming glFinish. */
+TEXMEM_API texmem_status texmem_gl_finish(texmem_gl_context *ctx, texmem_error *err);
 
 /* ---- counters ---- */
 typedef struct texmem_gl_counters {

@@ -84,6 +84,11 @@ typedef struct texmem_tensor {
  * custom "Convolution2DTransposeBias" (inputs: data, weights OHWI, bias).
  * PRELU: inputs data, alpha (broadcast to data). SUB, DIV, MAXIMUM,
  * MINIMUM: two inputs, numpy broadcasting. SOFTMAX over the last axis.
+ * STRIDED_SLICE: inputs data, begin, end, strides (int constants, read
+ * into the slice_* options). TRANSPOSE_CONV is TFLite's builtin (inputs
+ * output_shape, weights OHWI, data, optional bias). SPLIT (inputs axis,
+ * data) and SPLIT_V (data, size_splits, axis) have several outputs, in
+ * order along options.axis.
  * OTHER (kept last) is any operator outside the IR, builtin or custom, known
  * to TFLite or not, or a known one whose options the IR cannot express: it
  * keeps its inputs and outputs, so records and plans cover every model, but
@@ -116,6 +121,10 @@ typedef struct texmem_tensor {
   X(MINIMUM)                                                                   \
   X(LEAKY_RELU)                                                                \
   X(RESIZE_NEAREST_NEIGHBOR)                                                   \
+  X(STRIDED_SLICE)                                                             \
+  X(TRANSPOSE_CONV)                                                            \
+  X(SPLIT)                                                                     \
+  X(SPLIT_V)                                                                   \
   X(OTHER)
 
 typedef enum texmem_op_type {
@@ -153,7 +162,8 @@ typedef struct texmem_op_options {
   int32_t filter_w, filter_h;   /* pools */
   int32_t depth_multiplier;     /* depthwise; default 1 */
   texmem_activation activation; /* fused activation */
-  int32_t axis;                 /* CONCATENATION, negative from the end */
+  int32_t axis;                 /* CONCATENATION, SPLIT, SPLIT_V; negative from
+                                   the end */
   bool align_corners;           /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
   bool half_pixel_centers;      /* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
   float alpha;                  /* LEAKY_RELU: slope below 0 */
@@ -172,6 +182,16 @@ typedef struct texmem_op_options {
    * the constant paddings input; pad_rank 0 = none. */
   unsigned pad_rank;
   int32_t pad[TEXMEM_MAX_RANK][2];
+  /* STRIDED_SLICE: begin, end and strides per axis of the input as
+   * written (slice_rank entries, read at load from the constant inputs)
+   * and the masks (bit i = axis i); ellipsis and new-axis masks are
+   * outside the IR (the operator becomes OTHER). */
+  unsigned slice_rank;
+  int32_t slice_begin[TEXMEM_MAX_RANK], slice_end[TEXMEM_MAX_RANK];
+  int32_t slice_stride[TEXMEM_MAX_RANK];
+  uint32_t begin_mask, end_mask, shrink_axis_mask;
+  /* SPLIT, SPLIT_V: the number of outputs the options declare. */
+  int32_t num_splits;
   /* Custom ops: the custom code and its raw option bytes (borrowed from the
    * model; NULL/0 for builtins). */
   const char *custom_name;

@@ -181,6 +181,33 @@ TEXMEM_API texmem_status texmem_plan_validate(const texmem_record *records,
                                               const texmem_plan *p,
                                               texmem_error *err);
 
+/* A plan from an assignment the caller brings (its own planner, a plan read
+ * from a file, a test that needs exact sharing). Zero means default.
+ * - OBJECTS: object_of[i] is tensor i's object (objects 0..max); each
+ *   object's dims are the per-dimension maxima of its tensors (LINEAR:
+ *   linear_width x the most rows of its tensors).
+ * - OFFSETS: offset[i] is tensor i's offset (LINEAR: its base row in arena
+ *   texture object_of[i], NULL = all in texture 0); the arena (each arena
+ *   texture) ends where its tensors end.
+ * The plan goes through texmem_plan_validate before it is returned (an
+ * invalid assignment is TEXMEM_STATUS_INVALID_PLAN naming the tensors);
+ * its strategy reads NAIVE, it claims no optimality and its bound is 0.
+ * Arrays are borrowed for the call; *out is owned by the caller. */
+typedef struct texmem_plan_assignment {
+  texmem_plan_kind kind;     /* OBJECTS (default) or OFFSETS */
+  texmem_layout layout;      /* NATURAL (default) or LINEAR (2-D/3-D records) */
+  uint64_t linear_width;     /* LINEAR: W, required */
+  const size_t *object_of;   /* count entries (see above) */
+  const uint64_t *offset;    /* OFFSETS: count entries */
+  uint64_t alignment;        /* OFFSETS: offsets are multiples of it; 0 = 1 */
+  uint64_t max_dims[3];      /* objects within these; 0 = no limit */
+} texmem_plan_assignment;
+
+TEXMEM_API texmem_status texmem_plan_from_assignment(const texmem_record *records, size_t count,
+                                                     unsigned dims,
+                                                     const texmem_plan_assignment *a,
+                                                     texmem_plan **out, texmem_error *err);
+
 /* ---- lower bounds (on volumes for textures) ---- */
 typedef struct texmem_bounds {
   uint64_t max_live;       /* max over tasks of the sum of live sizes */

@@ -137,6 +137,10 @@ texmem_status texmem_ref_op(texmem_op_type type, const texmem_op_options *o,
   case TEXMEM_OP_CONCATENATION: return texmem_ref_concatenation(o, in, n_in, out, err);
   case TEXMEM_OP_RESHAPE: return texmem_ref_reshape(in, n_in, out, err);
   case TEXMEM_OP_DEPTH_TO_SPACE: return texmem_ref_depth_to_space(o, in, n_in, out, err);
+  case TEXMEM_OP_STRIDED_SLICE: return texmem_ref_strided_slice(o, in, n_in, out, err);
+  case TEXMEM_OP_TRANSPOSE_CONV: return texmem_ref_transpose_conv(o, in, n_in, out, err);
+  case TEXMEM_OP_SPLIT:
+  case TEXMEM_OP_SPLIT_V: return texmem_ref_split(type, o, in, n_in, out, 1, err);
   default: break;
   }
   return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %d has no reference", (int)type);

@@ -1,7 +1,7 @@
 /* Convolutions: CONV_2D (OHWI weights), DEPTHWISE_CONV_2D (1HWC weights,
  * output channel = input channel * multiplier + m), MediaPipe's
  * Convolution2DTransposeBias (OHWI weights) and FULLY_CONNECTED ([out, in]
- * weights). Accumulation is in double. */
+ * weights), TFLite's TRANSPOSE_CONV. Accumulation is in double. */
 #include <string.h>
 
 #include "ref_internal.h"
@@ -126,6 +126,45 @@ texmem_status texmem_ref_depthwise(const texmem_op_options *o, const texmem_ref_
   return texmem_ref_activate(o->activation, out->data, texmem_ref_count(out), err);
 }
 
+/* Transposed convolution as a scatter: input pixel (iy, ix) adds its
+ * kernel footprint at output (iy * sh - pt + ky, ix * sw - pl + kx); out
+ * gives the output size; bias (may be NULL) is added last. */
+static texmem_status scatter(const char *name, const texmem_ref_tensor *xt,
+                             const texmem_ref_tensor *wt, const float *bias, int32_t sh, int32_t sw,
+                             int32_t pt, int32_t pl, texmem_ref_tensor *out, texmem_error *err) {
+  uint32_t d[4], od[4];
+  texmem_ref_bhwc(xt, d);
+  texmem_ref_bhwc(out, od);
+  const int32_t *ws = wt->shape; /* O, KH, KW, I */
+  int32_t oh = (int32_t)od[1], ow = (int32_t)od[2];
+  size_t n = texmem_ref_count(out);
+  double *acc = calloc(n ? n : 1, sizeof *acc);
+  if (!acc) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory", name);
+  const float *x = xt->data, *w = wt->data;
+  for (uint32_t b = 0; b < d[0]; b++)
+    for (uint32_t iy = 0; iy < d[1]; iy++)
+      for (uint32_t ix = 0; ix < d[2]; ix++)
+        for (int32_t ky = 0; ky < ws[1]; ky++) {
+          int32_t oy = (int32_t)iy * sh - pt + ky;
+          if (oy < 0 || oy >= oh) continue;
+          for (int32_t kx = 0; kx < ws[2]; kx++) {
+            int32_t ox = (int32_t)ix * sw - pl + kx;
+            if (ox < 0 || ox >= ow) continue;
+            const float *xp = x + texmem__ref_at(d, b, iy, ix, 0);
+            for (int32_t oc = 0; oc < ws[0]; oc++) {
+              const float *wp = w + (((size_t)oc * ws[1] + ky) * ws[2] + kx) * ws[3];
+              double sum = 0.0;
+              for (uint32_t ic = 0; ic < d[3]; ic++) sum += (double)xp[ic] * wp[ic];
+              acc[texmem__ref_at(od, b, (uint32_t)oy, (uint32_t)ox, (uint32_t)oc)] += sum;
+            }
+          }
+        }
+  for (size_t i = 0; i < n; i++)
+    out->data[i] = (float)(acc[i] + (bias ? bias[i % (size_t)ws[0]] : 0.0));
+  free(acc);
+  return TEXMEM_STATUS_OK;
+}
+
 /* The custom options are MediaPipe's TfLiteTransposeConvParams bytes:
  * int32 padding (1 = SAME, 2 = VALID), int32 stride_w, int32 stride_h.
  * Without them the generic options are used. */
@@ -187,34 +226,48 @@ texmem_status texmem_ref_transpose_conv_bias(const texmem_op_options *o,
   if ((s = texmem__ref_check_out(name, out, d[0], (uint32_t)oh, (uint32_t)ow, (uint32_t)ws[0],
                                  err)))
     return s;
-  uint32_t od[4] = {d[0], (uint32_t)oh, (uint32_t)ow, (uint32_t)ws[0]};
-  size_t n = texmem_ref_count(out);
-  double *acc = calloc(n ? n : 1, sizeof *acc);
-  if (!acc) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory", name);
-  /* Scatter: each input pixel adds its kernel footprint to the output. */
-  const float *x = in[0].data, *w = in[1].data;
-  for (uint32_t b = 0; b < d[0]; b++)
-    for (uint32_t iy = 0; iy < d[1]; iy++)
-      for (uint32_t ix = 0; ix < d[2]; ix++)
-        for (int32_t ky = 0; ky < ws[1]; ky++) {
-          int32_t oy = (int32_t)iy * sh - ph / 2 + ky;
-          if (oy < 0 || oy >= oh) continue;
-          for (int32_t kx = 0; kx < ws[2]; kx++) {
-            int32_t ox = (int32_t)ix * sw - pw / 2 + kx;
-            if (ox < 0 || ox >= ow) continue;
-            const float *xp = x + texmem__ref_at(d, b, iy, ix, 0);
-            for (int32_t oc = 0; oc < ws[0]; oc++) {
-              const float *wp = w + (((size_t)oc * ws[1] + ky) * ws[2] + kx) * ws[3];
-              double sum = 0.0;
-              for (uint32_t ic = 0; ic < d[3]; ic++) sum += (double)xp[ic] * wp[ic];
-              acc[texmem__ref_at(od, b, (uint32_t)oy, (uint32_t)ox, (uint32_t)oc)] += sum;
-            }
-          }
-        }
-  for (size_t i = 0; i < n; i++)
-    out->data[i] = (float)(acc[i] + (bias ? bias[i % (size_t)ws[0]] : 0.0));
-  free(acc);
-  return TEXMEM_STATUS_OK;
+  return scatter(name, &in[0], &in[1], bias, sh, sw, ph / 2, pw / 2, out, err);
+}
+
+/* TFLite's TRANSPOSE_CONV: the output size is given (out); the padding is
+ * the one a forward convolution from the output to the input would use:
+ * total = max(0, (n - 1) * stride + k - out) with n = SAME ceil(out/stride),
+ * VALID ceil((out - k + 1)/stride); half (rounded down) before. */
+texmem_status texmem_ref_transpose_conv(const texmem_op_options *o, const texmem_ref_tensor *in,
+                                        size_t n_in, texmem_ref_tensor *out, texmem_error *err) {
+  const char *name = "TRANSPOSE_CONV";
+  texmem_status s;
+  if (n_in < 3 || !in || !in[1].data || !in[2].data)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: needs weights and data", name);
+  if ((s = check_rank4(name, "input", &in[2], err)) ||
+      (s = check_rank4(name, "weights", &in[1], err)))
+    return s;
+  if (o->stride_w < 1 || o->stride_h < 1)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: stride below 1", name);
+  uint32_t d[4], od[4];
+  texmem_ref_bhwc(&in[2], d);
+  const int32_t *ws = in[1].shape;
+  if ((uint32_t)ws[3] != d[3])
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "%s: weights have %d input channels, input has %u", name, ws[3], d[3]);
+  const float *bias;
+  if ((s = check_bias(name, in, n_in, 3, (uint32_t)ws[0], &bias, err))) return s;
+  if (!out->data || out->rank != 4)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: output needs rank 4", name);
+  texmem_ref_bhwc(out, od);
+  if (od[0] != d[0] || od[3] != (uint32_t)ws[0])
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: output batch or channels", name);
+  int32_t pad[2];
+  for (int i = 0; i < 2; i++) {
+    int32_t size = (int32_t)od[1 + i], k = ws[1 + i], st = i ? o->stride_w : o->stride_h;
+    int32_t n = o->padding == TEXMEM_PADDING_SAME ? (size + st - 1) / st
+                : size >= k ? (size - k + st) / st : 0;
+    int32_t total = (n - 1) * st + k - size;
+    pad[i] = total > 0 ? total / 2 : 0;
+  }
+  if ((s = scatter(name, &in[2], &in[1], bias, o->stride_h, o->stride_w, pad[0], pad[1], out, err)))
+    return s;
+  return texmem_ref_activate(o->activation, out->data, texmem_ref_count(out), err);
 }
 
 texmem_status texmem_ref_fully_connected(const texmem_op_options *o,

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "internal.h" /* texmem__fail */
+#include "common.h" /* texmem__fail, checked arithmetic */
 #include "reference.h"
 
 /* INVALID_ARGUMENT unless inputs 0..required-1 are present (data != NULL)

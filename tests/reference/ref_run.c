@@ -57,7 +57,8 @@ static texmem_op_options op_options(const texmem_model *m, const texmem_op *op) 
 static texmem_status run_op(const texmem_model *m, texmem_ref_result *r, size_t k,
                             const texmem_op *op, texmem_ref_tensor *args, texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
-  if (op->n_outputs != 1)
+  bool split = op->type == TEXMEM_OP_SPLIT || op->type == TEXMEM_OP_SPLIT_V;
+  if (op->n_outputs < 1 || (op->n_outputs != 1 && !split) || op->n_outputs > 64)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "operator %zu (%s): %zu inputs, %zu outputs",
                         k, name ? name : "?", op->n_inputs, op->n_outputs);
   for (size_t j = 0; j < op->n_inputs; j++) {
@@ -72,20 +73,25 @@ static texmem_status run_op(const texmem_model *m, texmem_ref_result *r, size_t 
                           name ? name : "?", (int)ti);
     }
   }
-  size_t oi = (size_t)op->outputs[0];
-  const texmem_tensor *t = texmem_model_tensor(m, oi);
-  if (t->type != TEXMEM_DTYPE_FLOAT32 || r->values[oi]) {
-    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
-                        "operator %zu (%s): output tensor %zu is %s or already written", k,
-                        name ? name : "?", oi, texmem_dtype_name(t->type));
+  texmem_ref_tensor res[64];
+  for (size_t j = 0; j < op->n_outputs; j++) {
+    size_t oi = (size_t)op->outputs[j];
+    const texmem_tensor *t = texmem_model_tensor(m, oi);
+    if (t->type != TEXMEM_DTYPE_FLOAT32 || r->values[oi]) {
+      return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
+                          "operator %zu (%s): output tensor %zu is %s or already written", k,
+                          name ? name : "?", oi, texmem_dtype_name(t->type));
+    }
+    if (!(r->values[oi] = malloc(r->counts[oi] * sizeof(float) + 1))) {
+      return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for tensor %zu", oi);
+    }
+    res[j] = texmem_ref_make(r->values[oi], t->rank, t->shape);
   }
-  if (!(r->values[oi] = malloc(r->counts[oi] * sizeof(float) + 1))) {
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for tensor %zu", oi);
-  }
-  texmem_ref_tensor res = texmem_ref_make(r->values[oi], t->rank, t->shape);
   texmem_op_options o = op_options(m, op);
   texmem_error inner = {0};
-  texmem_status s = texmem_ref_op(op->type, &o, args, op->n_inputs, &res, &inner);
+  texmem_status s = split ? texmem_ref_split(op->type, &o, args, op->n_inputs, res, op->n_outputs,
+                                             &inner)
+                          : texmem_ref_op(op->type, &o, args, op->n_inputs, res, &inner);
   if (s) {
     texmem__fail(err, s, "operator %zu (%s): %s", k, name ? name : "?", inner.message);
     return s;

@@ -103,6 +103,18 @@ texmem_status texmem_ref_reshape(const texmem_ref_tensor *in, size_t n_in,
 texmem_status texmem_ref_depth_to_space(const texmem_op_options *o,
                                         const texmem_ref_tensor *in, size_t n_in,
                                         texmem_ref_tensor *out, texmem_error *err);
+texmem_status texmem_ref_strided_slice(const texmem_op_options *o, const texmem_ref_tensor *in,
+                                       size_t n_in, texmem_ref_tensor *out, texmem_error *err);
+/* TFLite's builtin TRANSPOSE_CONV: in = output_shape (not read), OHWI
+ * weights, data, optional bias; output size from out. */
+texmem_status texmem_ref_transpose_conv(const texmem_op_options *o, const texmem_ref_tensor *in,
+                                        size_t n_in, texmem_ref_tensor *out, texmem_error *err);
+/* SPLIT (in = axis (not read), data) and SPLIT_V (data, sizes, axis; not
+ * read): the axis from o->axis, piece sizes from the n_out output shapes.
+ * texmem_ref_op runs them with one output only. */
+texmem_status texmem_ref_split(texmem_op_type type, const texmem_op_options *o,
+                               const texmem_ref_tensor *in, size_t n_in, texmem_ref_tensor *outs,
+                               size_t n_out, texmem_error *err);
 
 /* ---- whole models ---- */
 

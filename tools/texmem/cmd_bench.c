@@ -70,17 +70,6 @@ static void usage(FILE *f) {
           "1 internal (GL failure, or planned outputs differ from the naive ones)\n");
 }
 
-static bool parse_uint(const char *s, unsigned *out) {
-  if (!s || !*s) return false;
-  unsigned long v = 0;
-  for (const char *p = s; *p; p++) {
-    if (*p < '0' || *p > '9' || v > 100000000ul) return false;
-    v = v * 10 + (unsigned long)(*p - '0');
-  }
-  *out = (unsigned)v;
-  return true;
-}
-
 static bool parse_storage(const char *v, int *out) {
   if (!strcmp(v, "objects")) *out = TEXMEM_STORAGE_OBJECTS;
   else if (!strcmp(v, "arena")) *out = TEXMEM_STORAGE_ARENA;
@@ -103,12 +92,12 @@ static int parse_args(int argc, char **argv, opts *o) {
     } else if (!strcmp(a, "--plan-only")) {
       o->plan_only = true;
     } else if (!strcmp(a, "--input-shape") && v) {
-      if (!cli_input_shape_add(&o->shapes, "bench", v)) return TEXMEM_EXIT_BAD_INPUT;
+      if (!cli_input_shape_add(&o->shapes, "bench", v)) return CLI_EXIT_BAD_INPUT;
       i++;
     } else if (!strcmp(a, "--strategy") && v) {
       if (!texmem_strategy_from_name(v, &o->strategy)) {
         fprintf(stderr, "texmem bench: '%s' is not a strategy\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
       i++;
     } else if (!strcmp(a, "--layout") && v) {
@@ -117,13 +106,13 @@ static int parse_args(int argc, char **argv, opts *o) {
       else if (!strcmp(v, "auto")) o->layout = LAYOUT_AUTO;
       else {
         fprintf(stderr, "texmem bench: unknown layout '%s'\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
       i++;
     } else if (!strcmp(a, "--storage") && v) {
       if (!parse_storage(v, &o->storage)) {
         fprintf(stderr, "texmem bench: unknown storage '%s' (objects, arena or auto)\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
       i++;
     } else if (!strcmp(a, "--precision") && v) {
@@ -131,66 +120,29 @@ static int parse_args(int argc, char **argv, opts *o) {
       else if (!strcmp(v, "fp32")) o->precision = TEXMEM_PRECISION_FP32;
       else {
         fprintf(stderr, "texmem bench: unknown precision '%s'\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
       i++;
     } else if (!strcmp(a, "--runs") && v) {
-      if (!parse_uint(v, &o->runs) || o->runs == 0) {
+      uint64_t runs = 0;
+      if (!cli_parse_u64(v, &runs) || runs == 0 || runs > 100000000u) {
         fprintf(stderr, "texmem bench: --runs needs a positive integer, not '%s'\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
+      o->runs = (unsigned)runs;
       i++;
     } else if (a[0] == '-') {
       fprintf(stderr, "texmem bench: unknown option or missing value '%s'\n", a);
       usage(stderr);
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     } else if (!o->model) {
       o->model = a;
     } else {
       fprintf(stderr, "texmem bench: more than one model ('%s')\n", a);
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     }
   }
   return 0;
-}
-
-static int exit_for(texmem_status st) {
-  switch (st) {
-    case TEXMEM_STATUS_OK: return TEXMEM_EXIT_OK;
-    case TEXMEM_STATUS_IO:
-    case TEXMEM_STATUS_BAD_MODEL:
-    case TEXMEM_STATUS_UNSUPPORTED_OP:
-    case TEXMEM_STATUS_UNSUPPORTED:
-    case TEXMEM_STATUS_EXCEEDS_LIMITS:
-    case TEXMEM_STATUS_INVALID_ARGUMENT: return TEXMEM_EXIT_BAD_INPUT;
-    default: return TEXMEM_EXIT_INTERNAL;
-  }
-}
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static void json_str(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') printf("\\%c", *p);
-    else if (*p < 0x20) printf("\\u%04x", *p);
-    else putchar(*p);
-  }
-  putchar('"');
 }
 
 static double mib(uint64_t b) { return (double)b / (1024.0 * 1024.0); }
@@ -246,7 +198,7 @@ static void bench_free(bench *b) {
 static int fail(bench *b, const char *what, texmem_status st, const texmem_error *err) {
   fprintf(stderr, "texmem bench: %s: %s: %s\n", what, texmem_status_name(st), err->message);
   bench_free(b);
-  return exit_for(st);
+  return cli_exit_for(st);
 }
 
 /* Plans the records with every strategy in both layouts (planning only). */
@@ -294,10 +246,10 @@ static texmem_status set_inputs(bench *b, texmem_runtime *rt, texmem_error *err)
 }
 
 static texmem_status timed_run(texmem_runtime *rt, double *ms, texmem_error *err) {
-  double t0 = now_ms();
+  double t0 = cli_now_ms();
   texmem_status st = texmem_runtime_run(rt, err);
   if (!st) st = texmem_runtime_finish(rt, err);
-  *ms = now_ms() - t0;
+  *ms = cli_now_ms() - t0;
   return st;
 }
 
@@ -505,7 +457,7 @@ static void print_json(const bench *b, const texmem_runtime_stats *ns,
   const opts *o = &b->o;
   const texmem_runtime_stats *ps = b->storage == TEXMEM_STORAGE_ARENA ? as : os;
   printf("{\n  \"model\": ");
-  json_str(o->model ? o->model : "builtin:mobilenet_v2_224");
+  cli_json_str(stdout, o->model ? o->model : "builtin:mobilenet_v2_224");
   printf(",\n  \"tasks\": %zu,\n  \"tensors\": %zu,\n  \"precision\": \"%s\",\n", ps->tasks,
          ps->tensors, o->precision == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16");
   printf("  \"layout\": \"%s\",\n  \"strategy\": \"%s\",\n  \"storage\": \"%s\",\n",
@@ -530,7 +482,7 @@ static void print_json(const bench *b, const texmem_runtime_stats *ns,
 static void print_json_plan_only(const bench *b) {
   const opts *o = &b->o;
   printf("{\n  \"model\": ");
-  json_str(o->model ? o->model : "builtin:mobilenet_v2_224");
+  cli_json_str(stdout, o->model ? o->model : "builtin:mobilenet_v2_224");
   printf(",\n  \"tasks\": %zu,\n  \"tensors\": %zu,\n  \"precision\": \"%s\",\n",
          texmem_model_op_count(b->model), b->n_rec,
          o->precision == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16");
@@ -541,7 +493,7 @@ static void print_json_plan_only(const bench *b) {
   printf("\n  },\n  \"lower_bound\": %" PRIu64 ",\n  \"unsupported_ops\": [", b->lower_bound);
   for (size_t i = 0; i < b->n_unsupported; i++) {
     printf("%s{\"name\": ", i ? ", " : "");
-    json_str(b->unsupported[i].name);
+    cli_json_str(stdout, b->unsupported[i].name);
     printf(", \"count\": %zu, \"options_unsupported\": %s}", b->unsupported[i].count,
            b->unsupported[i].options_unsupported ? "true" : "false");
   }
@@ -552,7 +504,7 @@ int texmem_cmd_bench(int argc, char **argv) {
   bench b;
   memset(&b, 0, sizeof b);
   int rc = parse_args(argc, argv, &b.o);
-  if (rc) return rc < 0 ? TEXMEM_EXIT_OK : rc;
+  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
   texmem_error err = {0};
   texmem_status st;
   const opts *o = &b.o;
@@ -564,7 +516,7 @@ int texmem_cmd_bench(int argc, char **argv) {
     st = texmem_model_mobilenet_v2(BUILTIN_SEED, &b.model, &err);
   if (st == TEXMEM_STATUS_IO && o->model) {
     /* The reader says "read error"; add the system's reason. */
-    const char *why = texmem_cli_io_reason(o->model);
+    const char *why = cli_io_reason(o->model);
     size_t l = strlen(err.message);
     if (!strstr(err.message, why)) snprintf(err.message + l, sizeof err.message - l, ": %s", why);
   }
@@ -579,7 +531,7 @@ int texmem_cmd_bench(int argc, char **argv) {
             err.message);
     if (run) {
       bench_free(&b);
-      return TEXMEM_EXIT_INTERNAL;
+      return CLI_EXIT_INTERNAL;
     }
     fprintf(stderr, "texmem bench: planning without the GL texture size limits\n");
     b.ctx = NULL;
@@ -593,15 +545,15 @@ int texmem_cmd_bench(int argc, char **argv) {
       print_tables(&b);
       if (b.n_unsupported) print_unsupported(&b);
     }
-    rc = TEXMEM_EXIT_OK;
+    rc = CLI_EXIT_OK;
     if (fflush(stdout) != 0 || ferror(stdout)) {
       fprintf(stderr, "texmem bench: writing the output failed\n");
-      rc = TEXMEM_EXIT_INTERNAL;
+      rc = CLI_EXIT_INTERNAL;
     } else if (b.n_unsupported && !o->plan_only) {
       char list[400];
       texmem_op_tally_format(b.unsupported, b.n_unsupported, list, sizeof list);
       fprintf(stderr, "texmem bench: not run: operators the runtime cannot execute: %s\n", list);
-      rc = TEXMEM_EXIT_BAD_INPUT;
+      rc = CLI_EXIT_BAD_INPUT;
     }
     bench_free(&b);
     return rc;
@@ -677,10 +629,10 @@ int texmem_cmd_bench(int argc, char **argv) {
   }
   if (tty) fprintf(stderr, "\n");
   if (!st) {
-    b.lat_naive = median(tn, o->runs);
-    b.lat_planned = median(tp, o->runs);
-    b.lat_other = median(to, o->runs);
-    b.lat_arena = median(ta, o->runs);
+    b.lat_naive = cli_median(tn, o->runs);
+    b.lat_planned = cli_median(tp, o->runs);
+    b.lat_other = cli_median(to, o->runs);
+    b.lat_arena = cli_median(ta, o->runs);
   }
   free(tn);
   free(tp);
@@ -705,7 +657,7 @@ int texmem_cmd_bench(int argc, char **argv) {
   bench_free(&b);
   if (!identical) {
     fprintf(stderr, "texmem bench: the planned outputs differ from the naive ones\n");
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
-  return TEXMEM_EXIT_OK;
+  return CLI_EXIT_OK;
 }

@@ -13,20 +13,6 @@ static void usage(FILE *f) {
           "  versions and texture / compute limits.\n");
 }
 
-/* JSON string body: escapes quotes, backslashes and control characters. */
-static void json_str(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-    if (*p == '"' || *p == '\\')
-      printf("\\%c", *p);
-    else if (*p < 0x20)
-      printf("\\u%04x", *p);
-    else
-      putchar(*p);
-  }
-  putchar('"');
-}
-
 int texmem_cmd_info(int argc, char **argv) {
   bool json = false;
   texmem_gl_context_desc desc = {0};
@@ -35,7 +21,7 @@ int texmem_cmd_info(int argc, char **argv) {
       json = true;
     } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       usage(stdout);
-      return TEXMEM_EXIT_OK;
+      return CLI_EXIT_OK;
     } else if (!strcmp(argv[i], "--platform") && i + 1 < argc) {
       const char *p = argv[++i];
       if (!strcmp(p, "auto")) desc.platform = TEXMEM_GL_PLATFORM_AUTO;
@@ -45,12 +31,12 @@ int texmem_cmd_info(int argc, char **argv) {
       else {
         fprintf(stderr, "texmem info: unknown platform '%s'\n", p);
         usage(stderr);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
     } else {
       fprintf(stderr, "texmem info: unknown option '%s'\n", argv[i]);
       usage(stderr);
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     }
   }
   texmem_gl_context *ctx = NULL;
@@ -58,7 +44,7 @@ int texmem_cmd_info(int argc, char **argv) {
   texmem_status st = texmem_gl_context_create(&desc, &ctx, &err);
   if (st) {
     fprintf(stderr, "texmem info: %s: %s\n", texmem_status_name(st), err.message);
-    return TEXMEM_EXIT_INTERNAL;
+    return cli_exit_for(st);
   }
   texmem_gl_info in;
   texmem_gl_limits l;
@@ -66,19 +52,19 @@ int texmem_cmd_info(int argc, char **argv) {
   texmem_gl_context_limits(ctx, &l);
   if (json) {
     printf("{\n  \"platform\": ");
-    json_str(in.platform);
+    cli_json_str(stdout, in.platform);
     printf(",\n  \"surfaceless\": %s,\n  \"egl_vendor\": ", in.surfaceless ? "true" : "false");
-    json_str(in.egl_vendor);
+    cli_json_str(stdout, in.egl_vendor);
     printf(",\n  \"egl_version\": ");
-    json_str(in.egl_version);
+    cli_json_str(stdout, in.egl_version);
     printf(",\n  \"vendor\": ");
-    json_str(in.vendor);
+    cli_json_str(stdout, in.vendor);
     printf(",\n  \"renderer\": ");
-    json_str(in.renderer);
+    cli_json_str(stdout, in.renderer);
     printf(",\n  \"gl_version\": ");
-    json_str(in.version);
+    cli_json_str(stdout, in.version);
     printf(",\n  \"glsl_version\": ");
-    json_str(in.glsl_version);
+    cli_json_str(stdout, in.glsl_version);
     printf(",\n  \"limits\": {\n"
            "    \"max_2d_size\": %lld,\n    \"max_3d_size\": %lld,\n"
            "    \"max_array_layers\": %lld,\n    \"max_image_units\": %lld,\n"
@@ -111,7 +97,7 @@ int texmem_cmd_info(int argc, char **argv) {
            (long long)l.max_shared_memory);
   }
   texmem_gl_context_destroy(ctx);
-  return TEXMEM_EXIT_OK;
+  return CLI_EXIT_OK;
 }
 #else
 typedef int texmem__cmd_info_needs_gl; /* built without the GL backend */

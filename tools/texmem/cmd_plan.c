@@ -90,20 +90,6 @@ static void usage(FILE *f) {
           "\n\nexit status: 0 ok, 2 bad input (flags, records, limits, strategy), 1 internal\n");
 }
 
-/* Strict unsigned decimal: digits only, no sign, no overflow. */
-static bool parse_u64(const char *s, uint64_t *out) {
-  if (!s || !*s) return false;
-  uint64_t v = 0;
-  for (const char *p = s; *p; p++) {
-    if (*p < '0' || *p > '9') return false;
-    unsigned d = (unsigned)(*p - '0');
-    if (v > (UINT64_MAX - d) / 10) return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
-
 static bool parse_max_dims(const char *s, uint64_t out[3]) {
   char buf[128];
   size_t len = strlen(s);
@@ -114,7 +100,7 @@ static bool parse_max_dims(const char *s, uint64_t out[3]) {
   for (int k = 0; k < 3; k++) {
     char *comma = strchr(p, ',');
     if (comma) *comma = 0;
-    if (!parse_u64(p, &out[k])) return false;
+    if (!cli_parse_u64(p, &out[k])) return false;
     if (!comma) return true;
     p = comma + 1;
   }
@@ -134,7 +120,7 @@ static int parse_args(int argc, char **argv, opts *o) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return TEXMEM_EXIT_OK;
+      return CLI_EXIT_OK;
     }
     if (!strcmp(a, "--json")) {
       o->json = true;
@@ -156,14 +142,14 @@ static int parse_args(int argc, char **argv, opts *o) {
           val = argv[++i];
         } else {
           fprintf(stderr, "texmem plan: %s needs a value\n", name);
-          return TEXMEM_EXIT_BAD_INPUT;
+          return CLI_EXIT_BAD_INPUT;
         }
         break;
       }
     }
     if (!name) {
       fprintf(stderr, "texmem plan: unknown argument '%s' (texmem plan --help)\n", a);
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     }
     bool ok = true;
     if (!strcmp(name, "--records")) {
@@ -185,18 +171,18 @@ static int parse_args(int argc, char **argv, opts *o) {
       } else {
         fprintf(stderr, "texmem plan: unknown strategy '%s' (texmem plan --help lists them)\n",
                 val);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
     } else if (!strcmp(name, "--layout")) {
       if (!strcmp(val, "natural")) o->layout = TEXMEM_LAYOUT_NATURAL;
       else if (!strcmp(val, "linear")) o->layout = TEXMEM_LAYOUT_LINEAR;
       else ok = false;
     } else if (!strcmp(name, "--align")) {
-      ok = parse_u64(val, &o->alignment) && o->alignment > 0;
+      ok = cli_parse_u64(val, &o->alignment) && o->alignment > 0;
     } else if (!strcmp(name, "--max-dims")) {
       ok = parse_max_dims(val, o->max_dims);
     } else if (!strcmp(name, "--bytes-per-texel")) {
-      ok = parse_u64(val, &o->bytes_per_texel) && o->bytes_per_texel > 0;
+      ok = cli_parse_u64(val, &o->bytes_per_texel) && o->bytes_per_texel > 0;
       o->bpt_given = true;
     } else if (!strcmp(name, "--model")) {
       o->model = val;
@@ -214,7 +200,7 @@ static int parse_args(int argc, char **argv, opts *o) {
     } else if (!strcmp(name, "--input-shape")) {
       o->model_only = name;
 #ifdef TEXMEM_HAVE_MODEL
-      if (!cli_input_shape_add(&o->shapes, "plan", val)) return TEXMEM_EXIT_BAD_INPUT;
+      if (!cli_input_shape_add(&o->shapes, "plan", val)) return CLI_EXIT_BAD_INPUT;
 #else
       ok = false;
 #endif
@@ -222,47 +208,31 @@ static int parse_args(int argc, char **argv, opts *o) {
       /* The one place the budget is parsed: it sets best's budget here
        * (desc.time_budget_ms in plan_one). */
       uint64_t ms = 0;
-      ok = parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
+      ok = cli_parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
       o->time_budget_ms = (double)ms;
     }
     if (!ok) {
       fprintf(stderr, "texmem plan: bad value '%s' for %s\n", val, name);
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     }
   }
   if (!o->records == !o->model) {
     fprintf(stderr, "texmem plan: give one of --records FILE or --model FILE.tflite (texmem plan "
                     "--help)\n");
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
 #ifndef TEXMEM_HAVE_MODEL
   if (o->model) {
     fprintf(stderr, "texmem plan: --model needs the model reader (built without it)\n");
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
 #endif
   if (o->records && o->model_only) {
     fprintf(stderr, "texmem plan: %s applies to --model only\n", o->model_only);
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   if (!o->bpt_given && o->precision == TEXMEM_PRECISION_FP32) o->bytes_per_texel = 16;
   return -1;
-}
-
-/* Statuses that describe the input rather than a fault of ours. */
-static int exit_for(texmem_status s) {
-  switch (s) {
-    case TEXMEM_STATUS_OK: return TEXMEM_EXIT_OK;
-    case TEXMEM_STATUS_INVALID_ARGUMENT:
-    case TEXMEM_STATUS_IO:
-    case TEXMEM_STATUS_BAD_RECORDS:
-    case TEXMEM_STATUS_EXCEEDS_LIMITS:
-    case TEXMEM_STATUS_OVERFLOW:
-    case TEXMEM_STATUS_BAD_MODEL:
-    case TEXMEM_STATUS_UNSUPPORTED_OP:
-    case TEXMEM_STATUS_UNSUPPORTED: return TEXMEM_EXIT_BAD_INPUT;
-    default: return TEXMEM_EXIT_INTERNAL;
-  }
 }
 
 static const char *kind_name(texmem_plan_kind k) {
@@ -276,12 +246,6 @@ uint64_t texmem_plan_record_volume(const texmem_record *r, unsigned dims) {
     v *= r->dims[k];
   }
   return v;
-}
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
 static void free_results(plan_run *run) {
@@ -319,9 +283,9 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
   texmem_plan *p = NULL;
   texmem_error err;
   memset(&err, 0, sizeof err);
-  double t0 = now_us();
+  double t0 = (cli_now_ms() * 1e3);
   texmem_status st = texmem_plan_create(run->rec, run->n, run->dims, &d, &p, &err);
-  double t1 = now_us();
+  double t1 = (cli_now_ms() * 1e3);
   const char *layout_name = layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural";
   if (st == TEXMEM_STATUS_UNSUPPORTED && skip_unsupported) {
     fprintf(stderr, "texmem plan: note: skipped %s %s %s: %s\n", texmem_strategy_name(s),
@@ -329,7 +293,7 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
     return -1;
   }
   if (st && keep_failed && st != TEXMEM_STATUS_OUT_OF_MEMORY &&
-      exit_for(st) == TEXMEM_EXIT_BAD_INPUT) {
+      cli_exit_for(st) == CLI_EXIT_BAD_INPUT) {
     char why[200];
     snprintf(why, sizeof why, "%s: %.170s", texmem_status_name(st), err.message);
     add_unplanned(run, kind, layout, s, TEXMEM_RUN_FAILED, why);
@@ -338,7 +302,7 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
   if (st) {
     fprintf(stderr, "texmem plan: %s %s %s: %s: %s\n", texmem_strategy_name(s), kind_name(kind),
             layout_name, texmem_status_name(st), err.message);
-    return exit_for(st);
+    return cli_exit_for(st);
   }
   /* The library validates too; a second check keeps a bad plan off the
    * output even if that ever regresses. */
@@ -348,7 +312,7 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
             texmem_strategy_name(s), kind_name(kind),
             st ? err.message : "tensor count differs from the records");
     texmem_plan_destroy(p);
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
   plan_result *r = &run->results[run->nresults++];
   r->kind = kind;
@@ -368,7 +332,7 @@ static int plan_all(plan_run *run, const opts *o) {
   run->results = calloc(cap, sizeof *run->results);
   if (!run->results) {
     fprintf(stderr, "texmem plan: out of memory\n");
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
   for (int ki = 0; ki < 2; ki++) {
     texmem_plan_kind kind = (texmem_plan_kind)ki;
@@ -420,7 +384,7 @@ static int plan_all(plan_run *run, const opts *o) {
   }
   if (run->nresults == 0) {
     fprintf(stderr, "texmem plan: no strategy produced a plan (all were skipped)\n");
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
   for (int ki = 0; ki < 2; ki++) {
     uint64_t min = UINT64_MAX;
@@ -517,7 +481,7 @@ static int write_svg(const plan_run *run, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) {
     fprintf(stderr, "texmem plan: cannot write %s: %s\n", path, strerror(errno));
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   bool ok = texmem_plan_write_svg(f, run, svg_choice(run));
   int e = errno;
@@ -527,7 +491,7 @@ static int write_svg(const plan_run *run, const char *path) {
   }
   if (!ok) {
     fprintf(stderr, "texmem plan: writing %s failed: %s\n", path, strerror(e));
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
   return -1;
 }
@@ -550,13 +514,13 @@ int texmem_cmd_plan(int argc, char **argv) {
     st = cli_load_model(o.model, &o.shapes, &m, &err);
     if (st) {
       fprintf(stderr, "texmem plan: %s (%s)\n", err.message, texmem_status_name(st));
-      return exit_for(st);
+      return cli_exit_for(st);
     }
     st = texmem_model_records(m, o.model_dims, o.precision, &model_rec, &run.n, NULL, &err);
     texmem_model_destroy(m);
     if (st) {
       fprintf(stderr, "texmem plan: %s: records: %s\n", o.model, err.message);
-      return exit_for(st);
+      return cli_exit_for(st);
     }
     run.path = o.model;
     run.rec = model_rec;
@@ -567,7 +531,7 @@ int texmem_cmd_plan(int argc, char **argv) {
     if (st) {
       /* The loader's messages already name the file and the line. */
       fprintf(stderr, "texmem plan: %s\n", err.message);
-      return exit_for(st);
+      return cli_exit_for(st);
     }
     run.path = o.records;
     run.rec = texmem_records_data(recs);
@@ -579,7 +543,7 @@ int texmem_cmd_plan(int argc, char **argv) {
     fprintf(stderr, "texmem plan: %s: records have %u dims\n", run.path, run.dims);
     texmem_records_destroy(recs);
     free(model_rec);
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
   if (run.dims == 0) run.dims = 1; /* no records: nothing depends on it */
   if (o.layout == TEXMEM_LAYOUT_LINEAR && run.dims == 1) {
@@ -587,30 +551,30 @@ int texmem_cmd_plan(int argc, char **argv) {
             run.path);
     texmem_records_destroy(recs);
     free(model_rec);
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   st = texmem_lower_bounds(run.rec, run.n, run.dims, &run.bounds, &err);
   if (st) {
     fprintf(stderr, "texmem plan: %s: lower bounds: %s\n", run.path, err.message);
     texmem_records_destroy(recs);
     free(model_rec);
-    return exit_for(st);
+    return cli_exit_for(st);
   }
   rc = plan_all(&run, &o);
   if (rc < 0 && o.svg) rc = write_svg(&run, o.svg);
   if (rc < 0) {
     if (o.json) {
-      if (!texmem_plan_write_json(stdout, &run)) rc = TEXMEM_EXIT_INTERNAL;
+      if (!texmem_plan_write_json(stdout, &run)) rc = CLI_EXIT_INTERNAL;
     } else {
       print_table(stdout, &run);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
       fprintf(stderr, "texmem plan: writing the output failed\n");
-      rc = TEXMEM_EXIT_INTERNAL;
+      rc = CLI_EXIT_INTERNAL;
     }
   }
   free_results(&run);
   texmem_records_destroy(recs);
   free(model_rec);
-  return rc < 0 ? TEXMEM_EXIT_OK : rc;
+  return rc < 0 ? CLI_EXIT_OK : rc;
 }

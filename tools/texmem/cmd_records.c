@@ -37,12 +37,12 @@ int texmem_cmd_records(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
-      return TEXMEM_EXIT_OK;
+      return CLI_EXIT_OK;
     } else if (!strcmp(a, "--dims") && i + 1 < argc) {
       const char *v = argv[++i];
       if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "3")) {
         fprintf(stderr, "texmem records: --dims must be 1, 2 or 3, not '%s'\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
       dims = (unsigned)(v[0] - '0');
     } else if (!strcmp(a, "--precision") && i + 1 < argc) {
@@ -55,35 +55,35 @@ int texmem_cmd_records(int argc, char **argv) {
         prec = TEXMEM_PRECISION_STORED;
       } else {
         fprintf(stderr, "texmem records: --precision must be fp16, fp32 or stored, not '%s'\n", v);
-        return TEXMEM_EXIT_BAD_INPUT;
+        return CLI_EXIT_BAD_INPUT;
       }
     } else if (!strcmp(a, "--input-shape") && i + 1 < argc) {
-      if (!cli_input_shape_add(&shapes, "records", argv[++i])) return TEXMEM_EXIT_BAD_INPUT;
+      if (!cli_input_shape_add(&shapes, "records", argv[++i])) return CLI_EXIT_BAD_INPUT;
     } else if (a[0] == '-' || path) {
       fprintf(stderr, "texmem records: unexpected argument '%s'\n", a);
       usage(stderr);
-      return TEXMEM_EXIT_BAD_INPUT;
+      return CLI_EXIT_BAD_INPUT;
     } else {
       path = a;
     }
   }
   if (!path) {
     usage(stderr);
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
 
   texmem_error err = {0};
   texmem_model *m = NULL;
   texmem_status s = cli_load_model(path, &shapes, &m, &err);
   if (s == TEXMEM_STATUS_IO) {
-    const char *why = texmem_cli_io_reason(path);
+    const char *why = cli_io_reason(path);
     fprintf(stderr, "texmem records: %s%s%s (%s)\n", err.message, strstr(err.message, why) ? "" : ": ",
             strstr(err.message, why) ? "" : why, texmem_status_name(s));
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   if (s) {
     fprintf(stderr, "texmem records: %s (%s)\n", err.message, texmem_status_name(s));
-    return s == TEXMEM_STATUS_OUT_OF_MEMORY ? TEXMEM_EXIT_INTERNAL : TEXMEM_EXIT_BAD_INPUT;
+    return cli_exit_for(s);
   }
   texmem_record *rec = NULL;
   size_t n = 0;
@@ -91,7 +91,7 @@ int texmem_cmd_records(int argc, char **argv) {
   texmem_model_destroy(m);
   if (s) {
     fprintf(stderr, "texmem records: %s (%s)\n", err.message, texmem_status_name(s));
-    return s == TEXMEM_STATUS_OVERFLOW ? TEXMEM_EXIT_BAD_INPUT : TEXMEM_EXIT_INTERNAL;
+    return cli_exit_for(s);
   }
   const char *pname = prec == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16";
   int texel = prec == TEXMEM_PRECISION_FP32 ? 16 : 8;
@@ -115,7 +115,7 @@ int texmem_cmd_records(int argc, char **argv) {
   free(rec);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     fprintf(stderr, "texmem records: write error\n");
-    return TEXMEM_EXIT_INTERNAL;
+    return CLI_EXIT_INTERNAL;
   }
-  return TEXMEM_EXIT_OK;
+  return CLI_EXIT_OK;
 }

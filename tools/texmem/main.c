@@ -32,15 +32,15 @@ static void usage(FILE *f) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
-    return TEXMEM_EXIT_BAD_INPUT;
+    return CLI_EXIT_BAD_INPUT;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     usage(stdout);
-    return TEXMEM_EXIT_OK;
+    return CLI_EXIT_OK;
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "texmem: unknown command '%s'\n", argv[1]);
   usage(stderr);
-  return TEXMEM_EXIT_BAD_INPUT;
+  return CLI_EXIT_BAD_INPUT;
 }

@@ -1,19 +1,10 @@
 /* texmem plan --json: one object, keys in a fixed order (docs/cli-plan.md).
  * Only numbers, booleans and the library's own names are written, so no
- * string needs escaping beyond what json_str does for safety. */
+ * string needs escaping beyond what cli_json_str does for safety. */
 #include <inttypes.h>
 
+#include "cli_util.h"
 #include "plan_out.h"
-
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
 
 bool texmem_plan_write_json(FILE *f, const plan_run *run) {
   fprintf(f, "{\"records\": %zu, \"dims\": %u, \"lower_bounds\": {\"max_live\": %" PRIu64
@@ -23,26 +14,26 @@ bool texmem_plan_write_json(FILE *f, const plan_run *run) {
     const plan_result *r = &run->results[i];
     const texmem_plan *p = r->plan;
     fprintf(f, "%s\n  {\"kind\": ", i ? "," : "");
-    json_str(f, r->kind == TEXMEM_PLAN_OBJECTS ? "objects" : "offsets");
+    cli_json_str(f, r->kind == TEXMEM_PLAN_OBJECTS ? "objects" : "offsets");
     fprintf(f, ", \"layout\": ");
-    json_str(f, r->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural");
+    cli_json_str(f, r->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural");
     if (r->layout == TEXMEM_LAYOUT_LINEAR)
       fprintf(f, ", \"linear_width\": %" PRIu64, texmem_plan_linear_width(p));
     if (!p) { /* --strategy all: a strategy best skipped, or one that failed */
       fprintf(f, ", \"strategy\": ");
-      json_str(f, texmem_strategy_name(r->requested));
+      cli_json_str(f, texmem_strategy_name(r->requested));
       fprintf(f, ", \"outcome\": ");
-      json_str(f, r->outcome == TEXMEM_RUN_SKIPPED ? "skipped" : "failed");
+      cli_json_str(f, r->outcome == TEXMEM_RUN_SKIPPED ? "skipped" : "failed");
       fprintf(f, ", \"reason\": ");
-      json_str(f, r->reason);
+      cli_json_str(f, r->reason);
       fprintf(f, "}");
       continue;
     }
     fprintf(f, ", \"strategy\": ");
-    json_str(f, texmem_strategy_name(r->requested));
+    cli_json_str(f, texmem_strategy_name(r->requested));
     if (r->requested == TEXMEM_STRATEGY_BEST) {
       fprintf(f, ", \"chosen\": ");
-      json_str(f, texmem_strategy_name(texmem_plan_get_strategy(p)));
+      cli_json_str(f, texmem_strategy_name(texmem_plan_get_strategy(p)));
     }
     fprintf(f, ", \"total\": %" PRIu64 ", \"objects\": %zu, \"time_us\": %.1f, \"valid\": true",
             texmem_plan_total(p), texmem_plan_object_count(p), r->time_us);
@@ -52,7 +43,7 @@ bool texmem_plan_write_json(FILE *f, const plan_run *run) {
       for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_; s++)
         if (texmem_plan_strategy_report(p, (texmem_strategy)s).outcome == TEXMEM_RUN_SKIPPED) {
           fprintf(f, "%s", any ? ", " : "");
-          json_str(f, texmem_strategy_name((texmem_strategy)s));
+          cli_json_str(f, texmem_strategy_name((texmem_strategy)s));
           any = true;
         }
       fprintf(f, "]");

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The README's per-model table, measured in one run: `texmem bench --json`
+on the built-in MobileNet v2 and on every cached MediaPipe model.
+
+usage: bench/models_table.py TEXMEM_BINARY [--runs N] [--cache DIR] [--oracle-log CTEST_LOG]
+
+Memory and latency are fp32 (RGBA32F; MiB of the intermediate tensors);
+latency is the median of N interleaved runs in one process. Models with operators the
+runtime cannot execute get their memory columns from --plan-only. With
+--oracle-log (a `ctest -V` log of test_rt_oracle), a column gives the worst
+fp32 error against real TFLite, relative to the output's largest value."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+
+def models_list(root):
+    """(file, input_shape) pairs from tests/models_list.h."""
+    text = open(os.path.join(root, "tests", "models_list.h")).read()
+    out = []
+    for m in re.finditer(r'\{"([^"]+\.tflite)",\s*(NULL|"[^"]*")', text):
+        shape = None if m.group(2) == "NULL" else m.group(2).strip('"')
+        out.append((m.group(1), shape))
+    return out
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        return p.returncode, json.loads(p.stdout)
+    except json.JSONDecodeError:
+        return p.returncode, None
+
+
+def mib(b):
+    return b / (1 << 20)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        sys.exit(__doc__)
+    exe = args[0]
+    runs = args[args.index("--runs") + 1] if "--runs" in args else "5"
+    cache = (args[args.index("--cache") + 1] if "--cache" in args else
+             os.environ.get("TEXMEM_MODEL_CACHE", os.path.expanduser("~/.cache/texmem/models")))
+    oracle = {}
+    if "--oracle-log" in args:
+        for line in open(args[args.index("--oracle-log") + 1], errors="replace"):
+            m = re.match(r"\s+(\S+)\.tflite: (compared, worst error (\S+)|skipped: TFLite cannot load it.*)",
+                         line)
+            if m:
+                oracle[m.group(1)] = m.group(3) if m.group(3) else "TFLite cannot load it"
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rows = [("MobileNet v2 224 (built-in)", None, None)]
+    rows += [(f[:-7], os.path.join(cache, f), s) for f, s in models_list(root)]
+    print("| model | operators | tensors | one texture each | shared objects (best) "
+          "| arena | arena / max_live | objects / positional_max | latency arena / objects "
+          "| outputs bit-identical |" + (" error vs TFLite |" if oracle else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + ("---:|" if oracle else ""))
+    for name, path, shape in rows:
+        base = [exe, "bench"] + ([path] if path else [])
+        if shape:
+            base += ["--input-shape", shape]
+        code, mem = run(base + ["--precision", "fp32", "--plan-only", "--json"])
+        if mem is None:
+            print(f"| {name} | failed (exit {code}) |")
+            continue
+        code, r = run(base + ["--precision", "fp32", "--runs", runs, "--json"])
+        if r is not None and "outputs_identical" not in r:
+            r = None
+        plan = [exe, "plan"] + (["--model", path] if path else []) + (
+            ["--input-shape", shape] if shape else [])
+        code, pl = (run(plan + ["--dims", "3", "--kind", "offsets", "--layout", "linear",
+                                "--strategy", "best", "--json"]) if path else (0, None))
+        pb = mem["plan_bytes"]
+        naive = min(pb["naive"].values())
+        objects = min(pb["best"].values())
+        pos = mem["lower_bound"]
+        if r is not None:
+            arena = r["storage_texture_bytes"]["arena"]
+            max_live = r["texture_bytes"]["max_live"]
+        elif pl is not None:
+            arena = pl["results"][0]["total"] * 16
+            max_live = pl["lower_bounds"]["max_live"] * 16
+        else:
+            arena = max_live = 0
+        ops = mem["tasks"]
+        if r is not None:
+            lat = r["storage_latency_ms"]
+            speed = f"{lat['arena'] / lat['objects']:.3f}"
+            ident = "yes" if r["outputs_identical"] else "NO"
+        else:
+            unsup = ", ".join(f"{u['name']} x{u['count']}" for u in mem.get("unsupported_ops", []))
+            speed, ident = "-", f"not run: {unsup}"
+        arena_cols = (f"{mib(arena):.3f} | {arena / max_live:.4f}" if arena and max_live
+                      else "- | -")
+        print(f"| {name} | {ops} | {mem['tensors']} | {mib(naive):.3f} | {mib(objects):.3f} | "
+              f"{arena_cols} | {objects / pos:.3f} | {speed} | {ident} |" +
+              (f" {oracle.get(name, '-')} |" if oracle else ""))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+/* texmem_plan_from_assignment: a caller's assignment made into a plan,
+ * object dims and totals derived here, then validated like any plan. */
+#include "internal.h"
+
+static uint64_t rec_vol(const texmem_record *r, unsigned dims) {
+  uint64_t v = 1;
+  for (unsigned k = 0; k < dims; k++) v = texmem__mul_sat(v, r->dims[k]);
+  return v;
+}
+
+/* Rows of a tensor in a W-wide texture; arena tensors take at least one. */
+static uint64_t rows_of(uint64_t vol, uint64_t w, bool arena) {
+  uint64_t r = vol / w + (vol % w != 0);
+  return arena && r == 0 ? 1 : r;
+}
+
+static texmem_status check_args(const texmem_record *rec, size_t n, unsigned dims,
+                                const texmem_plan_assignment *a, texmem_plan **out,
+                                texmem_error *err) {
+  if (!out || !a || (n && !rec))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "records, assignment and out needed");
+  if (dims < 1 || dims > 3)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "dims %u (1, 2 or 3)", dims);
+  if (a->kind != TEXMEM_PLAN_OBJECTS && a->kind != TEXMEM_PLAN_OFFSETS)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown plan kind %d", (int)a->kind);
+  if (a->layout != TEXMEM_LAYOUT_NATURAL && a->layout != TEXMEM_LAYOUT_LINEAR)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown layout %d", (int)a->layout);
+  if (a->layout == TEXMEM_LAYOUT_LINEAR && (dims < 2 || a->linear_width == 0))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "the linear layout needs 2-D or 3-D records and a linear_width");
+  if (n && a->kind == TEXMEM_PLAN_OBJECTS && !a->object_of)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "objects assignment without object_of");
+  if (n && a->kind == TEXMEM_PLAN_OFFSETS && !a->offset)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "offsets assignment without offset");
+  if (a->kind == TEXMEM_PLAN_OFFSETS && a->layout == TEXMEM_LAYOUT_NATURAL && dims != 1)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "an offsets plan of %u-D records needs the linear layout", dims);
+  for (size_t i = 0; a->object_of && i < n; i++)
+    if (a->object_of[i] >= n)
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "tensor %zu: object %zu, but %zu tensors can use at most %zu objects", i,
+                          a->object_of[i], n, n);
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_plan_from_assignment(const texmem_record *rec, size_t n, unsigned dims,
+                                          const texmem_plan_assignment *a, texmem_plan **out,
+                                          texmem_error *err) {
+  texmem_status st = check_args(rec, n, dims, a, out, err);
+  if (st) return st;
+  *out = NULL;
+  bool linear = a->layout == TEXMEM_LAYOUT_LINEAR;
+  bool offsets = a->kind == TEXMEM_PLAN_OFFSETS;
+  size_t k = (offsets && !linear) || n == 0 ? 1 : 0;
+  for (size_t i = 0; a->object_of && i < n && !(offsets && !linear); i++)
+    if (a->object_of[i] + 1 > k) k = a->object_of[i] + 1;
+  if (k == 0) k = 1; /* linear offsets with object_of NULL: texture 0 */
+  texmem_plan *p = texmem__plan_alloc(n, n ? k : 0);
+  if (!p) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  p->kind = a->kind;
+  p->strategy = TEXMEM_STRATEGY_NAIVE;
+  p->layout = a->layout;
+  p->dims = dims;
+  p->alignment = offsets && a->alignment ? a->alignment : 1;
+  p->linear_width = linear ? a->linear_width : 0;
+  for (int j = 0; j < 3; j++) p->max_dims[j] = a->max_dims[j];
+  for (size_t i = 0; i < n; i++) {
+    size_t o = a->object_of && !(offsets && !linear) ? a->object_of[i] : 0;
+    uint64_t *od = p->object_dims[o];
+    p->object_of[i] = o;
+    uint64_t v = rec_vol(&rec[i], dims);
+    if (offsets) {
+      p->offset[i] = a->offset[i];
+      uint64_t end = texmem__add_sat(a->offset[i], linear ? rows_of(v, a->linear_width, true) : v);
+      od[linear ? 1 : 0] = texmem__max_u64(od[linear ? 1 : 0], end);
+    } else if (linear) {
+      od[1] = texmem__max_u64(od[1], rows_of(v, a->linear_width, false));
+    } else {
+      for (unsigned j = 0; j < dims; j++)
+        od[j] = texmem__max_u64(od[j], rec[i].dims[j] ? rec[i].dims[j] : 1);
+    }
+  }
+  /* Dimensions no tensor sets are 1; linear textures are W wide. */
+  for (size_t o = 0; o < p->n_objects; o++)
+    for (int j = 0; j < 3; j++) {
+      uint64_t *d = &p->object_dims[o][j];
+      if (linear && j == 0) *d = a->linear_width;
+      else if (!*d && !(j == (linear ? 1 : 0) && (offsets || linear))) *d = 1;
+    }
+  uint64_t total = 0;
+  for (size_t o = 0; o < p->n_objects; o++) {
+    p->object_size[o] = texmem__vol_sat(p->object_dims[o]);
+    total = texmem__add_sat(total, p->object_size[o]);
+  }
+  p->total = offsets && !linear ? p->object_size[0] : total;
+  if (n == 0) {
+    p->n_objects = 0;
+    p->total = 0;
+  }
+  if (total == UINT64_MAX) st = texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "plan total overflows");
+  if (!st) st = texmem_plan_validate(rec, n, dims, p, err);
+  if (st) {
+    texmem_plan_destroy(p);
+    return st;
+  }
+  *out = p;
+  return TEXMEM_STATUS_OK;
+}
