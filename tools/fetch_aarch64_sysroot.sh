@@ -25,7 +25,14 @@ fi
 echo "texmem: unpacking arm64 packages into $root" >&2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "${pkgs[@]/%/:arm64}")
+download() { (cd "$tmp" && apt-get download -qq -o APT::Sandbox::User=root "${pkgs[@]/%/:arm64}"); }
+# A stale package index names versions the mirror no longer has: update once.
+if ! download; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  download
+fi
 rm -rf "$root"
 mkdir -p "$root"
 for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$root"; done
