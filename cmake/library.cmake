@@ -3,19 +3,14 @@
 # the in-tree archives texmem_planner, ... stay for tests and tools). Only
 # TEXMEM_API symbols are exported from the shared library.
 set(_texmem_parts texmem_planner_objects)
-set(_texmem_headers status.h plan.h)
-if(TARGET texmem_model_objects)
-  list(APPEND _texmem_parts texmem_model_objects)
-  list(APPEND _texmem_headers model.h mobilenet.h)
-endif()
-if(TARGET texmem_gl_objects)
-  list(APPEND _texmem_parts texmem_gl_objects)
-  list(APPEND _texmem_headers gl.h)
-endif()
-if(TARGET texmem_runtime_objects)
-  list(APPEND _texmem_parts texmem_runtime_objects)
-  list(APPEND _texmem_headers runtime.h)
-endif()
+set(_texmem_skip_headers "") # the public headers of parts not built
+foreach(_p model gl runtime)
+  if(TARGET texmem_${_p}_objects)
+    list(APPEND _texmem_parts texmem_${_p}_objects)
+  else()
+    list(APPEND _texmem_skip_headers PATTERN ${_p}.h EXCLUDE)
+  endif()
+endforeach()
 add_library(texmem cmake/empty.c)
 set_target_properties(texmem PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 # $<TARGET_OBJECTS>, not target_link_libraries: a static library's private
@@ -39,8 +34,8 @@ install(TARGETS texmem EXPORT texmemTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Only the headers of the parts built.
-list(TRANSFORM _texmem_headers PREPEND ${PROJECT_SOURCE_DIR}/include/texmem/)
-install(FILES ${_texmem_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/texmem)
+install(DIRECTORY include/texmem DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h" ${_texmem_skip_headers})
 install(EXPORT texmemTargets NAMESPACE texmem:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/texmem)
 include(CMakePackageConfigHelpers)
 configure_package_config_file(cmake/texmemConfig.cmake.in

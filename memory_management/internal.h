@@ -58,6 +58,7 @@ texmem_status texmem__offsets_greedy_by_breadth(const texmem__problem *, uint64_
 texmem_status texmem__offsets_greedy_by_size(const texmem__problem *, uint64_t *, bool *, uint64_t *, texmem_error *);
 texmem_status texmem__offsets_strip_best_fit(const texmem__problem *, uint64_t *, bool *, uint64_t *, texmem_error *);
 texmem_status texmem__offsets_exact(const texmem__problem *, uint64_t *, bool *, uint64_t *, texmem_error *);
+texmem_status texmem__offsets_tflm_greedy(const texmem__problem *, uint64_t *, bool *, uint64_t *, texmem_error *);
 
 /* Sum of object volumes for an assignment (saturating); used to compare. */
 uint64_t texmem__objects_total_sat(const texmem__problem *pb,

@@ -12,7 +12,7 @@ static const char *const strategy_names[TEXMEM_STRATEGY_COUNT_] = {
     "best",           "naive",          "equality",
     "greedy_in_order", "greedy_by_breadth", "greedy_by_size",
     "min_cost_flow",  "local_search",   "strip_best_fit",
-    "exact"};
+    "exact",          "tflm_greedy"};
 
 const char *texmem_strategy_name(texmem_strategy s) {
   if ((unsigned)s >= TEXMEM_STRATEGY_COUNT_) return NULL;
@@ -50,6 +50,7 @@ static texmem__offsets_fn offsets_fn(texmem_strategy s) {
     case TEXMEM_STRATEGY_GREEDY_BY_SIZE: return texmem__offsets_greedy_by_size;
     case TEXMEM_STRATEGY_STRIP_BEST_FIT: return texmem__offsets_strip_best_fit;
     case TEXMEM_STRATEGY_EXACT: return texmem__offsets_exact;
+    case TEXMEM_STRATEGY_TFLM_GREEDY: return texmem__offsets_tflm_greedy;
     default: return NULL;
   }
 }
@@ -415,6 +416,7 @@ static texmem_status plan_offsets(const texmem__problem *pb, texmem_strategy s,
   for (unsigned i = 0; i < TEXMEM_STRATEGY_COUNT_; i++) {
     texmem_strategy c = (texmem_strategy)i;
     if (c == TEXMEM_STRATEGY_BEST || !offsets_fn(c)) continue;
+    if (c == TEXMEM_STRATEGY_TFLM_GREEDY) continue; /* a comparison only: BEST keeps its set */
     if (!budget_allows(bg, TEXMEM_PLAN_OFFSETS, c, pb->n)) continue;
     texmem__problem sub = *pb;
     if (c == TEXMEM_STRATEGY_EXACT) { /* at most the time left */

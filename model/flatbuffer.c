@@ -65,6 +65,11 @@ static texmem__fb_err field_off(const texmem__fb_table *t, unsigned id,
   return TEXMEM__FB_OK;
 }
 
+bool texmem__fb_has(const texmem__fb_table *t, unsigned id) {
+  uint16_t off;
+  return field_off(t, id, 1, &off) == TEXMEM__FB_OK && off != 0;
+}
+
 texmem__fb_err texmem__fb_u8(const texmem__fb_table *t, unsigned id,
                              uint8_t def, uint8_t *v) {
   uint16_t off;

@@ -66,6 +66,9 @@ static inline uint64_t texmem__fb_u64(const uint8_t *p) {
 texmem__fb_err texmem__fb_root(const texmem__fb *fb, const char *ident,
                                texmem__fb_table *out);
 
+/* Whether field `id` is present. */
+bool texmem__fb_has(const texmem__fb_table *t, unsigned id);
+
 /* Scalar fields; absent -> *v = def. */
 texmem__fb_err texmem__fb_u8(const texmem__fb_table *t, unsigned id,
                              uint8_t def, uint8_t *v);

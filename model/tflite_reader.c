@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mediapipe_options.h"
 #include "tflite.h"
 
 /* No legitimate tensor here comes near this many elements; refusing larger
@@ -730,6 +731,45 @@ static texmem_status parse_transpose_conv(reader *r, unsigned k, const uint8_t *
   return TEXMEM_STATUS_OK;
 }
 
+/* MediaPipe's custom operators, in the version implemented (2). */
+typedef struct mp_spec {
+  const char *name;
+  int32_t version;
+  op_spec spec;
+} mp_spec;
+
+static const mp_spec mp_specs[] = {
+    {TEXMEM__MP_L2TM_NAME, 2, {TFL_CUSTOM, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, TFLO_NONE, 1, 1}},
+    {TEXMEM__MP_TTB_NAME, 2, {TFL_CUSTOM, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, TFLO_NONE, 2, 2}},
+    {TEXMEM__MP_TL_NAME, 2, {TFL_CUSTOM, TEXMEM_OP_TRANSFORM_LANDMARKS, TFLO_NONE, 2, 2}},
+};
+
+static const mp_spec *mediapipe_spec(const char *custom) {
+  for (size_t i = 0; i < sizeof mp_specs / sizeof mp_specs[0]; i++)
+    if (strcmp(custom, mp_specs[i].name) == 0) return &mp_specs[i];
+  return NULL;
+}
+
+/* Checks the FlexBuffers options now, so a hostile map is a load error
+ * naming the operator; the kernels parse them again when they run. */
+static texmem_status parse_mediapipe(reader *r, unsigned k, const mp_spec *mp, const uint8_t *opt,
+                                     size_t n) {
+  texmem_error inner;
+  memset(&inner, 0, sizeof inner);
+  texmem_status s = TEXMEM_STATUS_OK;
+  if (mp->spec.type == TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX) {
+    texmem__mp_l2tm *l = malloc(sizeof *l);
+    if (!l) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u: no memory", k);
+    s = texmem__mp_parse_l2tm(opt, n, l, &inner);
+    free(l);
+  } else if (mp->spec.type == TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR) {
+    texmem__mp_ttb t;
+    s = texmem__mp_parse_ttb(opt, n, &t, &inner);
+  }
+  if (s) return texmem__fail(r->err, s, "operator %u: %s", k, inner.message);
+  return TEXMEM_STATUS_OK;
+}
+
 /* The custom option bytes of operator table ot: inline, or (models over
  * 2 GB) at an offset of the file; bounds-checked, borrowed. */
 static texmem_status custom_options(reader *r, unsigned k, const char *custom, const texmem__fb_table *ot,
@@ -795,6 +835,8 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
   FB(texmem__fb_u8(&ct, OPCODE_DEPRECATED_BUILTIN, 0, &dep), "operator code %u: builtin code", opcode);
   FB(texmem__fb_i32(&ct, OPCODE_BUILTIN, 0, &code), "operator code %u: builtin code", opcode);
   FB(texmem__fb_string(&ct, OPCODE_CUSTOM, &custom, &custom_len), "operator code %u: custom code", opcode);
+  int32_t version;
+  FB(texmem__fb_i32(&ct, OPCODE_VERSION, 1, &version), "operator code %u: version", opcode);
   /* Old files set only the byte field, new ones both; take the larger. */
   if ((int8_t)dep > code) code = (int8_t)dep;
 
@@ -829,6 +871,7 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
   op.options.builtin_code = code;
   const op_spec *sp = NULL;
   op_spec custom_spec = {TFL_CUSTOM, TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS, TFLO_NONE, 3, 3};
+  const mp_spec *mp = NULL;
   const uint8_t *opt = NULL;
   size_t opt_size = 0;
   if (code == TFL_CUSTOM) {
@@ -836,6 +879,9 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
      * not; only Convolution2DTransposeBias is parsed. */
     if ((s = custom_options(r, k, custom, &ot, &opt, &opt_size))) goto done;
     if (strcmp(custom, custom_transpose_conv) == 0) sp = &custom_spec;
+    else if ((mp = mediapipe_spec(custom)) && mp->version == version) sp = &mp->spec;
+    /* another version of a MediaPipe operator: kept as OTHER by its name */
+    else if (mp) op.options.options_unsupported = true;
   } else {
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
       if (specs[i].code == code) sp = &specs[i];
@@ -857,6 +903,8 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
       s = TEXMEM_STATUS_UNSUPPORTED_OP; /* a rank above 4: no kernel handles it */
     else if (sp->type == TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS)
       s = parse_transpose_conv(r, k, opt, opt_size, &op.options);
+    else if (mp)
+      s = parse_mediapipe(r, k, mp, opt, opt_size);
     else
       s = parse_options(r, k, sp, &ot, in, n_in, n_out, &op.options);
     if (s == TEXMEM_STATUS_UNSUPPORTED_OP) {

@@ -101,6 +101,9 @@ texmem_status texmem__kernel_pad(texmem__kernel_env *, const texmem_model *, con
 texmem_status texmem__kernel_concat(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_reshape(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_depth_to_space(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+texmem_status texmem__kernel_landmarks_to_matrix(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+texmem_status texmem__kernel_transform_tensor(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_softmax(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_strided_slice(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_split(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);

@@ -272,6 +272,9 @@ texmem__kernel_build_fn texmem__kernel_for(texmem_op_type t) {
     case TEXMEM_OP_SPLIT:
     case TEXMEM_OP_SPLIT_V: return texmem__kernel_split;
     case TEXMEM_OP_TRANSPOSE_CONV: return texmem__kernel_transpose_conv_builtin;
+    case TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX: return texmem__kernel_landmarks_to_matrix;
+    case TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR: return texmem__kernel_transform_tensor;
+    case TEXMEM_OP_TRANSFORM_LANDMARKS: return texmem__kernel_transform_landmarks;
     default: return NULL;
   }
 }

@@ -25,9 +25,7 @@ static const tt_model tt_models[] = {
     {"face_detection_full_range_sparse.tflite", NULL, NULL},
     {"face_detection_short_range.tflite", NULL, NULL},
     {"face_landmark.tflite", NULL, NULL},
-    {"face_landmark_with_attention.tflite", NULL,
-     "Landmarks2TransformMatrix x3, TransformTensorBilinear x3, "
-     "TransformLandmarks x5"},
+    {"face_landmark_with_attention.tflite", NULL, NULL},
     {"hand_landmark_full.tflite", NULL, NULL},
     {"hand_landmark_lite.tflite", NULL, NULL},
     {"hand_recrop.tflite", NULL, NULL},

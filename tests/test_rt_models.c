@@ -183,6 +183,9 @@ static void check_cached(const char *file) {
 
 Test(rt_models, selfie_segmentation) { check_cached("selfie_segmentation.tflite"); }
 Test(rt_models, hand_landmark_lite) { check_cached("hand_landmark_lite.tflite"); }
+Test(rt_models, face_landmark_with_attention) {
+  check_cached("face_landmark_with_attention.tflite");
+}
 
 /* Every other cached model the runtime executes, in the GPU arena with the
  * reuse checker on, in both precisions: bit-identical to one texture per
@@ -190,7 +193,8 @@ Test(rt_models, hand_landmark_lite) { check_cached("hand_landmark_lite.tflite");
 Test(rt_models, every_cached_model_in_the_arena) {
   static const char *const full[] = {"selfie_segmentation.tflite", "hand_landmark_lite.tflite",
                                      "pose_landmark_lite.tflite",
-                                     "face_detection_full_range_sparse.tflite"};
+                                     "face_detection_full_range_sparse.tflite",
+                                     "face_landmark_with_attention.tflite"};
   texmem_gl_context *ctx = tg_context();
   size_t ran = 0;
   for (size_t i = 0; i < TT_N_MODELS; i++) {

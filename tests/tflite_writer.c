@@ -23,10 +23,11 @@ enum {
   OPT_MAXIMUM_MINIMUM = 39, OPT_TRANSPOSE_CONV = 49, OPT_RESIZE_NEAREST_NEIGHBOR = 74,
   OPT_LEAKY_RELU = 75, OPT_SPLIT_V = 79
 };
-enum { F_MODEL_VERSION, F_MODEL_CODES, F_MODEL_SUBGRAPHS, F_MODEL_DESCRIPTION, F_MODEL_BUFFERS };
+enum { F_MODEL_VERSION, F_MODEL_CODES, F_MODEL_SUBGRAPHS, F_MODEL_DESCRIPTION, F_MODEL_BUFFERS, F_MODEL_METADATA = 6 };
+enum { F_META_NAME, F_META_BUFFER };
 enum { F_CODE_DEPRECATED, F_CODE_CUSTOM, F_CODE_VERSION, F_CODE_BUILTIN };
 enum { F_SG_TENSORS, F_SG_INPUTS, F_SG_OUTPUTS, F_SG_OPERATORS, F_SG_NAME };
-enum { F_T_SHAPE, F_T_TYPE, F_T_BUFFER, F_T_NAME, F_T_QUANT, F_T_SIGNATURE = 7 };
+enum { F_T_SHAPE, F_T_TYPE, F_T_BUFFER, F_T_NAME, F_T_QUANT, F_T_VARIABLE, F_T_SIGNATURE = 7 };
 enum { F_Q_MIN, F_Q_MAX, F_Q_SCALE, F_Q_ZERO_POINT, F_Q_DIM = 6 };
 enum {
   F_OP_CODE_INDEX, F_OP_INPUTS, F_OP_OUTPUTS, F_OP_OPTIONS_TYPE, F_OP_OPTIONS, F_OP_CUSTOM_OPTIONS
@@ -318,9 +319,10 @@ static void write_subgraph(wbuf *b, const tw_subgraph *g, const uint32_t *buffer
   for (size_t i = 0; i < g->n_tensors; i++) {
     const tw_tensor *t = &g->tensors[i];
     size_t s_shape = 0, s_tname = 0, s_q = 0, s_sig = 0;
-    tfield tf[6];
+    tfield tf[7];
     size_t k = 0;
     tf[k++] = offset(F_T_SHAPE, &s_shape);
+    if (t->variable) tf[k++] = scalar(F_T_VARIABLE, 1, 1);
     tf[k++] = scalar(F_T_TYPE, 1, t->type);
     tf[k++] = scalar(F_T_BUFFER, 4, buffer_of[i]);
     if (t->name) tf[k++] = offset(F_T_NAME, &s_tname);
@@ -363,6 +365,11 @@ static void write_subgraph(wbuf *b, const tw_subgraph *g, const uint32_t *buffer
 }
 
 texmem_status tw_write(const tw_model *m, uint8_t **out, size_t *size, texmem_error *err) {
+  return tw_write_meta(m, NULL, 0, out, size, err);
+}
+
+texmem_status tw_write_meta(const tw_model *m, const tw_metadata *meta, size_t n_meta, uint8_t **out,
+                            size_t *size, texmem_error *err) {
   wbuf b = {.err = err};
   opcode *codes = NULL;
   uint32_t **buffer_of = NULL;
@@ -399,11 +406,14 @@ texmem_status tw_write(const tw_model *m, uint8_t **out, size_t *size, texmem_er
 
   size_t root = reserve(&b, 8, 8);
   memcpy(b.p + root + 4, "TFL3", 4); /* file identifier */
-  size_t s_codes = 0, s_sg = 0, s_desc = 0, s_buf = 0;
+  size_t s_codes = 0, s_sg = 0, s_desc = 0, s_buf = 0, s_meta = 0;
   tfield f[] = {scalar(F_MODEL_VERSION, 4, 3), offset(F_MODEL_CODES, &s_codes),
                 offset(F_MODEL_SUBGRAPHS, &s_sg), offset(F_MODEL_DESCRIPTION, &s_desc),
-                offset(F_MODEL_BUFFERS, &s_buf)};
-  patch(&b, root, table(&b, f, 5));
+                offset(F_MODEL_BUFFERS, &s_buf), offset(F_MODEL_METADATA, &s_meta)};
+  patch(&b, root, table(&b, f, n_meta ? 6 : 5));
+  size_t first_meta_buffer = n_buffers;
+  for (size_t k = 0; k < n_meta; k++)
+    if (meta[k].buffer_index < 0) n_buffers++;
 
   size_t vc = vector(&b, n_codes, 4, 4, NULL);
   patch(&b, s_codes, vc);
@@ -437,6 +447,27 @@ texmem_status tw_write(const tw_model *m, uint8_t **out, size_t *size, texmem_er
       tfield bf[] = {offset(F_BUFFER_DATA, &s_data)};
       patch(&b, vb + 4 + 4 * bi++, table(&b, bf, 1));
       patch(&b, s_data, vector(&b, g->tensors[i].data_size, 1, 16, g->tensors[i].data));
+    }
+  }
+  if (n_meta) {
+    size_t vm = vector(&b, n_meta, 4, 4, NULL);
+    patch(&b, s_meta, vm);
+    size_t own = first_meta_buffer;
+    for (size_t k = 0; k < n_meta; k++) {
+      const tw_metadata *md = &meta[k];
+      uint64_t idx = md->buffer_index >= 0 ? (uint64_t)md->buffer_index : own++;
+      size_t s_name = 0;
+      tfield mf[] = {offset(F_META_NAME, &s_name), scalar(F_META_BUFFER, 4, (uint32_t)idx)};
+      patch(&b, vm + 4 + 4 * k, table(&b, mf, 2));
+      patch(&b, s_name, string(&b, md->name ? md->name : ""));
+    }
+    for (size_t k = 0; k < n_meta; k++) {
+      const tw_metadata *md = &meta[k];
+      if (md->buffer_index >= 0) continue;
+      size_t s_data = 0;
+      tfield bf[] = {offset(F_BUFFER_DATA, &s_data)};
+      patch(&b, vb + 4 + 4 * bi++, table(&b, md->size ? bf : NULL, md->size ? 1 : 0));
+      if (md->size) patch(&b, s_data, vector(&b, md->size, 1, 16, md->data));
     }
   }
 

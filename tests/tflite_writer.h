@@ -84,6 +84,7 @@ typedef struct tw_tensor {
   const tw_quant *quant; /* NULL = none */
   /* shape_signature (rank entries, -1 = dynamic dimension), NULL = none. */
   const int32_t *shape_signature;
+  bool variable; /* is_variable */
 } tw_tensor;
 
 /* Compact tensor entries: a non-constant, and a constant with its data. */
@@ -117,6 +118,16 @@ typedef struct tw_subgraph {
   const tw_operator *operators; /* execution order */
 } tw_subgraph;
 
+/* A metadata entry: name and the bytes of its own buffer (placed after
+ * the tensors' buffers, data 16-byte aligned); buffer_index >= 0 points
+ * the entry at that buffer instead (any number, for hostile files). */
+typedef struct tw_metadata {
+  const char *name;
+  const void *data;
+  size_t size;
+  int64_t buffer_index; /* -1 = its own buffer */
+} tw_metadata;
+
 typedef struct tw_model {
   const char *description;
   size_t n_subgraphs; /* >= 1; subgraph 0 is the main one */
@@ -127,6 +138,9 @@ typedef struct tw_model {
  * of range, data size not matching the shape, bad rank or field size),
  * OVERFLOW past the 2 GiB flatbuffer limit, OUT_OF_MEMORY. */
 texmem_status tw_write(const tw_model *m, uint8_t **out, size_t *size, texmem_error *err);
+/* tw_write with metadata entries (n_meta may be 0). */
+texmem_status tw_write_meta(const tw_model *m, const tw_metadata *meta, size_t n_meta, uint8_t **out,
+                            size_t *size, texmem_error *err);
 /* tw_write, then the bytes to path (IO on failure). */
 texmem_status tw_write_file(const tw_model *m, const char *path, texmem_error *err);
 

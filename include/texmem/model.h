@@ -89,6 +89,13 @@ typedef struct texmem_tensor {
  * output_shape, weights OHWI, data, optional bias). SPLIT (inputs axis,
  * data) and SPLIT_V (data, size_splits, axis) have several outputs, in
  * order along options.axis.
+ * MediaPipe's custom operators (version 2; options stay in custom_options,
+ * a FlexBuffers map): LANDMARKS_TO_TRANSFORM_MATRIX is
+ * "Landmarks2TransformMatrix" (landmarks (B,N,3) -> matrix (B,4,4)),
+ * TRANSFORM_TENSOR_BILINEAR is "TransformTensorBilinear" (data (B,H,W,C) and
+ * matrix (B or 1,4,4) -> (B,output_height,output_width,C)),
+ * TRANSFORM_LANDMARKS is "TransformLandmarks" (landmarks (B,N,2|3) and
+ * matrix -> same shape); see docs/mediapipe-ops.md.
  * OTHER (kept last) is any operator outside the IR, builtin or custom, known
  * to TFLite or not, or a known one whose options the IR cannot express: it
  * keeps its inputs and outputs, so records and plans cover every model, but
@@ -125,6 +132,9 @@ typedef struct texmem_tensor {
   X(TRANSPOSE_CONV)                                                            \
   X(SPLIT)                                                                     \
   X(SPLIT_V)                                                                   \
+  X(LANDMARKS_TO_TRANSFORM_MATRIX)                                             \
+  X(TRANSFORM_TENSOR_BILINEAR)                                                 \
+  X(TRANSFORM_LANDMARKS)                                                       \
   X(OTHER)
 
 typedef enum texmem_op_type {

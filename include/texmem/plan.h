@@ -61,6 +61,8 @@ typedef enum texmem_strategy {
   TEXMEM_STRATEGY_LOCAL_SEARCH,    /* objects: texmem's own improvement pass */
   TEXMEM_STRATEGY_STRIP_BEST_FIT,  /* offsets */
   TEXMEM_STRATEGY_EXACT,           /* offsets: branch and bound */
+  TEXMEM_STRATEGY_TFLM_GREEDY,     /* offsets: TFLite Micro's GreedyMemoryPlanner, for
+                                      comparison (not part of BEST) */
   TEXMEM_STRATEGY_COUNT_
 } texmem_strategy;
 

@@ -141,6 +141,11 @@ texmem_status texmem_ref_op(texmem_op_type type, const texmem_op_options *o,
   case TEXMEM_OP_TRANSPOSE_CONV: return texmem_ref_transpose_conv(o, in, n_in, out, err);
   case TEXMEM_OP_SPLIT:
   case TEXMEM_OP_SPLIT_V: return texmem_ref_split(type, o, in, n_in, out, 1, err);
+  case TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX:
+    return texmem_ref_landmarks_to_transform_matrix(o, in, n_in, out, err);
+  case TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR:
+    return texmem_ref_transform_tensor_bilinear(o, in, n_in, out, err);
+  case TEXMEM_OP_TRANSFORM_LANDMARKS: return texmem_ref_transform_landmarks(o, in, n_in, out, err);
   default: break;
   }
   return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %d has no reference", (int)type);

@@ -115,6 +115,21 @@ texmem_status texmem_ref_transpose_conv(const texmem_op_options *o, const texmem
 texmem_status texmem_ref_split(texmem_op_type type, const texmem_op_options *o,
                                const texmem_ref_tensor *in, size_t n_in, texmem_ref_tensor *outs,
                                size_t n_out, texmem_error *err);
+/* MediaPipe's custom operators (version 2; options parsed from
+ * o->custom_options): Landmarks2TransformMatrix (landmarks (B,N,3) ->
+ * (B,4,4)), TransformTensorBilinear (data (B,H,W,C), matrix (B|1,4,4) ->
+ * (B,output_height,output_width,C)), TransformLandmarks (landmarks
+ * (B,N,2|3), matrix -> same shape). ref_mediapipe.c. */
+texmem_status texmem_ref_landmarks_to_transform_matrix(const texmem_op_options *o,
+                                                       const texmem_ref_tensor *in, size_t n_in,
+                                                       texmem_ref_tensor *out,
+                                                       texmem_error *err);
+texmem_status texmem_ref_transform_tensor_bilinear(const texmem_op_options *o,
+                                                   const texmem_ref_tensor *in, size_t n_in,
+                                                   texmem_ref_tensor *out, texmem_error *err);
+texmem_status texmem_ref_transform_landmarks(const texmem_op_options *o,
+                                             const texmem_ref_tensor *in, size_t n_in,
+                                             texmem_ref_tensor *out, texmem_error *err);
 
 /* ---- whole models ---- */
 

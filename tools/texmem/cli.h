@@ -9,5 +9,6 @@ int texmem_cmd_plan(int argc, char **argv);
 int texmem_cmd_info(int argc, char **argv);
 int texmem_cmd_records(int argc, char **argv);
 int texmem_cmd_bench(int argc, char **argv);
+int texmem_cmd_tflm(int argc, char **argv);
 
 #endif

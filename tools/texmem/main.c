@@ -17,6 +17,7 @@ static const command commands[] = {
 #endif
 #ifdef TEXMEM_HAVE_MODEL
     {"records", texmem_cmd_records, "print a .tflite model's usage records"},
+    {"tflm", texmem_cmd_tflm, "TFLite Micro offline memory plans: plan, write, check"},
 #endif
 #if defined(TEXMEM_HAVE_MODEL) && defined(TEXMEM_HAVE_GL) && defined(TEXMEM_HAVE_RUNTIME)
     {"bench", texmem_cmd_bench, "run a model with naive and planned textures"},

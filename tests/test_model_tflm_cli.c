@@ -1,0 +1,185 @@
+/* texmem tflm, run as a program on the test models: the summary, --json
+ * fields, the --ascii picture against a golden file, --output then
+ * --check, --check on plans with problems, and exit codes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "support.h"
+#include "tflm_models.h"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_tflm_cli_XXXXXX");
+  cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void) {
+  static const char *const names[] = {"m.tflite", "planned.tflite", "bad.tflite", "stdout.txt", "stderr.txt"};
+  char path[512];
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
+    unlink(path);
+  }
+  rmdir(tmpdir);
+}
+
+TestSuite(tflm_cli, .init = make_tmpdir, .fini = remove_tmpdir);
+
+static const char *tmp(const char *name) {
+  static char buf[4][512];
+  static int k;
+  char *b = buf[k++ % 4];
+  snprintf(b, 512, "%s/%s", tmpdir, name);
+  return b;
+}
+
+static void write_model(tm_kind k, const tw_metadata *meta, size_t n_meta, const char *name) {
+  uint8_t *data = NULL;
+  size_t size = 0;
+  texmem_error err = {0};
+  cr_assert_eq(tm_build(k, meta, n_meta, &data, &size, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  FILE *f = fopen(tmp(name), "wb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fwrite(data, 1, size, f), size);
+  fclose(f);
+  free(data);
+}
+
+static int run(const char *a1, const char *a2, const char *a3, const char *a4, char **out, char **err) {
+  const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", a1, a2, a3, a4, NULL};
+  return tt_spawn(argv, tmpdir, out, err);
+}
+
+Test(tflm_cli, ascii_matches_golden_file) {
+  write_model(TM_TINY_INT8, NULL, 0, "m.tflite");
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run(tmp("m.tflite"), "--ascii", NULL, NULL, &out, &err), 0, "%s", err);
+  const char *pic = strstr(out, "arena 256 bytes");
+  cr_assert_not_null(pic, "%s", out);
+  size_t len;
+  char *golden = tt_read_file(TEXMEM_TEST_DATA "/tflm_tiny_int8.ascii.txt", &len);
+  cr_assert_str_eq(pic, golden);
+  cr_assert(strstr(out, "proven optimal"), "%s", out);
+  free(golden);
+  free(out);
+  free(err);
+}
+
+Test(tflm_cli, json_has_every_field) {
+  write_model(TM_TWO_SUBGRAPHS_INT8, NULL, 0, "m.tflite");
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run(tmp("m.tflite"), "--json", NULL, NULL, &out, &err), 0, "%s", err);
+  static const char *const keys[] = {"\"model\": ", "\"subgraphs\": 2", "\"tensors\": 15", "\"planned\": 4",
+                                     "\"arena_bytes\": 3072", "\"tflm_greedy_bytes\": ", "\"max_live_bytes\": 3072",
+                                     "\"optimal\": true", "\"strategy\": \"exact\"", "\"peak\": [{\"tensor\": ",
+                                     "\"offsets\": ["};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) cr_assert(strstr(out, keys[i]), "%s in %s", keys[i], out);
+  /* 15 offsets, the body's 7 last ones -1. */
+  cr_assert(strstr(out, ", -1, -1, -1, -1, -1, -1, -1]}"), "%s", out);
+  free(out);
+  free(err);
+}
+
+Test(tflm_cli, output_then_check) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run(tmp("m.tflite"), "--output", tmp("planned.tflite"), NULL, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "6144") && strstr(out, "6912"), "%s", out);
+  cr_assert(strstr(out, "re-read and checked"), "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(run("--check", tmp("planned.tflite"), NULL, NULL, &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "plan ok: arena head 6144 bytes"), "%s", out);
+  free(out);
+  free(err);
+  /* The original has no plan to check. */
+  cr_assert_eq(run("--check", tmp("m.tflite"), NULL, NULL, &out, &err), 2);
+  cr_assert(strstr(err, "no OfflineMemoryAllocation"), "%s", err);
+  free(out);
+  free(err);
+  /* tflm_greedy as the strategy gives TFLM's arena. */
+  cr_assert_eq(run(tmp("m.tflite"), "--strategy", "tflm_greedy", "--json", &out, &err), 0, "%s", err);
+  cr_assert(strstr(out, "\"arena_bytes\": 6912") && strstr(out, "\"optimal\": false"), "%s", out);
+  free(out);
+  free(err);
+}
+
+Test(tflm_cli, check_reports_problems_with_exit_2) {
+  /* tiny: tensor 3 (128 B, scopes 1..2) and 6 (64 B, 2..3) overlap; 7 is misaligned. */
+  int32_t words[3 + 8] = {0, 1, 8, 0, -1, -1, 64, -1, -1, 64, 8};
+  tw_metadata m = {"OfflineMemoryAllocation", words, sizeof words, -1};
+  write_model(TM_TINY_INT8, &m, 1, "bad.tflite");
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run("--check", tmp("bad.tflite"), NULL, NULL, &out, &err), 2, "%s", err);
+  cr_assert(strstr(out, "overlap while both are live"), "%s", out);
+  cr_assert(strstr(out, "not a multiple of 16"), "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(run("--check", tmp("bad.tflite"), "--json", NULL, &out, &err), 2, "%s", err);
+  cr_assert(strstr(out, "\"kind\": \"overlap\", \"tensor\": 3, \"other\": 6"), "%s", out);
+  cr_assert(strstr(out, "\"kind\": \"misaligned\""), "%s", out);
+  free(out);
+  free(err);
+  /* Replanning the model replaces the bad plan. */
+  cr_assert_eq(run(tmp("bad.tflite"), "--output", tmp("planned.tflite"), NULL, &out, &err), 0, "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(run("--check", tmp("planned.tflite"), NULL, NULL, &out, &err), 0, "%s", out);
+  free(out);
+  free(err);
+}
+
+Test(tflm_cli, bad_input_exit_codes) {
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run(tmp("missing.tflite"), NULL, NULL, NULL, &out, &err), 2);
+  cr_assert(strstr(err, "missing.tflite") && strstr(err, "TEXMEM_STATUS_IO"), "%s", err);
+  free(out);
+  free(err);
+  write_model(TM_TINY_INT8, NULL, 0, "m.tflite");
+  cr_assert_eq(run(tmp("m.tflite"), "--strategy", "naive", NULL, &out, &err), 2);
+  cr_assert(strstr(err, "not an offsets strategy"), "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(run(tmp("m.tflite"), "--frobnicate", NULL, NULL, &out, &err), 2);
+  free(out);
+  free(err);
+  /* A truncated file. */
+  FILE *f = fopen(tmp("bad.tflite"), "wb");
+  fwrite("\x10\0\0\0TFL3\0\0", 1, 10, f);
+  fclose(f);
+  cr_assert_eq(run(tmp("bad.tflite"), NULL, NULL, NULL, &out, &err), 2);
+  cr_assert(strstr(err, "TEXMEM_STATUS_BAD_MODEL"), "%s", err);
+  free(out);
+  free(err);
+}
+
+/* --budget answers only what is proven: branchy's optimum is 6144 bytes,
+ * tflm_greedy's plan 6912. */
+Test(tflm_cli, budget_answers) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  static const struct { const char *bytes, *strategy, *answer; } cases[] = {
+      {"6144", "exact", "fits"},
+      {"6143", "exact", "does not fit"},
+      {"6200", "tflm_greedy", "unknown"},  /* max_live fits, the plan does not, not proven */
+      {"6000", "tflm_greedy", "does not fit"}, /* below max_live */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", cases[i].bytes,
+                          "--strategy", cases[i].strategy, "--json", NULL};
+    char *out = NULL, *err = NULL;
+    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    char want[128];
+    snprintf(want, sizeof want, "\"budget\": {\"bytes\": %s, \"answer\": \"%s\"}", cases[i].bytes, cases[i].answer);
+    cr_assert(strstr(out, want), "%s not in %s", want, out);
+    free(out);
+    free(err);
+  }
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run(tmp("m.tflite"), "--budget", "lots", NULL, &out, &err), 2);
+  cr_assert(strstr(err, "--budget must be a number"), "%s", err);
+  free(out);
+  free(err);
+}

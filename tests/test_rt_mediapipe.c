@@ -1,0 +1,367 @@
+/* MediaPipe's custom operators on GL against the C reference
+ * (tests/reference/ref_mediapipe.c, the oracle for them: TFLite's wasm
+ * build lacks them): crafted landmarks and matrices, batch 1 and 2, a
+ * matrix of batch 1 shared by a batch of 2, channels not a multiple of 4,
+ * samples falling outside the input, and the face-model chain
+ * (Landmarks2TransformMatrix -> TransformTensorBilinear and
+ * TransformLandmarks). fp32 within 1e-4 relative (+1e-5 absolute) in the
+ * natural and linear layouts; fp16 within 2e-2 of the output's largest
+ * value; planned (BEST) = naive bit for bit. Shape and option errors name
+ * the operator. */
+#include <math.h>
+
+#include "flexbuffers_writer.h"
+#include "rt_support.h"
+
+#define FP32_REL 1e-4
+#define FP32_ABS 1e-5
+#define FP16_SCALED 2e-2
+/* The chain stores landmarks in pixels (up to 12 here) as fp16, 1/128
+ * of a pixel apart: the crop moves by that much, and the samples with it. */
+#define FP16_CHAIN 6e-2
+
+typedef struct mb {
+  texmem_model *m;
+  int32_t zero;
+  int32_t in[8], out[8];
+  size_t n_in, n_out;
+} mb;
+
+static mb mb_new(void) {
+  mb b = {0};
+  TG_OK(texmem_model_create(&b.m, &tg_err_));
+  const int32_t one = 1;
+  const float z = 0.0f;
+  TG_OK(texmem_model_add_constant(b.m, "zero", TEXMEM_DTYPE_FLOAT32, 1, &one, &z, sizeof z, &b.zero,
+                                  &tg_err_));
+  return b;
+}
+
+static int32_t mb_tensor(mb *b, unsigned rank, const int32_t *shape) {
+  int32_t t;
+  TG_OK(texmem_model_add_tensor(b->m, NULL, TEXMEM_DTYPE_FLOAT32, rank, shape, &t, &tg_err_));
+  return t;
+}
+
+static void mb_op(mb *b, texmem_op_type type, const int32_t *ins, size_t n, int32_t out,
+                  const texmem_op_options *o) {
+  TG_OK(texmem_model_add_op(b->m, type, ins, n, &out, 1, o, NULL, &tg_err_));
+}
+
+/* Graph input number b->n_in of this shape, returned as the intermediate
+ * x + 0 (so the op under test reads planned textures). */
+static int32_t mb_input(mb *b, unsigned rank, const int32_t *shape) {
+  int32_t g = mb_tensor(b, rank, shape), t = mb_tensor(b, rank, shape);
+  int32_t ins[2] = {g, b->zero};
+  mb_op(b, TEXMEM_OP_ADD, ins, 2, t, NULL);
+  b->in[b->n_in++] = g;
+  return t;
+}
+
+static void mb_output(mb *b, int32_t t) {
+  const texmem_tensor *x = texmem_model_tensor(b->m, (size_t)t);
+  int32_t shape[TEXMEM_MAX_RANK];
+  memcpy(shape, x->shape, sizeof shape);
+  int32_t g = mb_tensor(b, x->rank, shape);
+  int32_t ins[2] = {t, b->zero};
+  mb_op(b, TEXMEM_OP_ADD, ins, 2, g, NULL);
+  b->out[b->n_out++] = g;
+}
+
+/* Sets inputs the test crafts (matrices, landmarks in pixels). */
+typedef void (*fill_fn)(float **in);
+
+/* fp32 natural and linear, fp16 natural against the reference; BEST =
+ * NAIVE bit for bit; destroys the model. chain: fp32 within FP32_REL of
+ * each output's largest value (a matrix computed on the GPU moves the
+ * samples by ~1e-6 of the coordinates, which the data's slope scales). */
+static void mb_check_opt(mb *b, fill_fn fill, bool chain, const char *what) {
+  TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
+  texmem_gl_context *ctx = tg_context();
+  size_t n_in;
+  float **in = rt_inputs(b->m, 11, &n_in);
+  if (fill) fill(in);
+  texmem_ref_result *ref = rt_reference(b->m, in);
+  char label[160];
+  texmem_runtime_desc d32 = {.layout = TEXMEM_LAYOUT_NATURAL, .precision = TEXMEM_PRECISION_FP32,
+                             .reuse_checker = true};
+  rt_outputs best = rt_run(ctx, b->m, &d32, in);
+  snprintf(label, sizeof label, "%s (fp32 natural)", what);
+  if (chain)
+    rt_compare_scaled(b->m, &best, ref, FP32_REL, label);
+  else
+    rt_compare(b->m, &best, ref, FP32_REL, FP32_ABS, label);
+  texmem_runtime_desc lin = d32;
+  lin.layout = TEXMEM_LAYOUT_LINEAR;
+  rt_outputs o = rt_run(ctx, b->m, &lin, in);
+  snprintf(label, sizeof label, "%s (fp32 linear)", what);
+  if (chain)
+    rt_compare_scaled(b->m, &o, ref, FP32_REL, label);
+  else
+    rt_compare(b->m, &o, ref, FP32_REL, FP32_ABS, label);
+  rt_outputs_free(&o);
+  texmem_runtime_desc d16 = d32;
+  d16.precision = TEXMEM_PRECISION_FP16;
+  o = rt_run(ctx, b->m, &d16, in);
+  snprintf(label, sizeof label, "%s (fp16 natural)", what);
+  double w16 = rt_compare_scaled(b->m, &o, ref, chain ? FP16_CHAIN : FP16_SCALED, label);
+  cr_log_info("%s: fp16 worst error %.3g of the bound", what, w16);
+  rt_outputs_free(&o);
+  texmem_runtime_desc naive_d = d32;
+  naive_d.strategy = TEXMEM_STRATEGY_NAIVE;
+  o = rt_run(ctx, b->m, &naive_d, in);
+  snprintf(label, sizeof label, "%s (fp32 natural, BEST vs NAIVE)", what);
+  rt_assert_identical(&best, &o, label);
+  rt_outputs_free(&o);
+  rt_outputs_free(&best);
+  texmem_ref_result_destroy(ref);
+  rt_free_arrays(in, n_in);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(b->m);
+}
+
+static void mb_check(mb *b, fill_fn fill, const char *what) { mb_check_opt(b, fill, false, what); }
+
+/* ---- options ---- */
+
+static uint8_t l2tm_opt[1024];
+static size_t l2tm_opt_size;
+
+static texmem_op_options l2tm_options(int left, int right, double target, int ow, int oh,
+                                      double sx, double sy, const int32_t *subset, size_t n) {
+  fxw_entry e[] = {
+      {.key = "left_rotation_idx", .kind = FXW_INT, .i = left},
+      {.key = "output_height", .kind = FXW_INT, .i = oh},
+      {.key = "output_width", .kind = FXW_INT, .i = ow},
+      {.key = "right_rotation_idx", .kind = FXW_INT, .i = right},
+      {.key = "scale_x", .kind = FXW_FLOAT, .f = sx},
+      {.key = "scale_y", .kind = FXW_FLOAT, .f = sy},
+      {.key = "subset_idxs", .kind = FXW_INTS, .v = subset, .n = n},
+      {.key = "target_rotation_radians", .kind = FXW_FLOAT, .f = target},
+  };
+  l2tm_opt_size = fxw_map(e, sizeof e / sizeof e[0], l2tm_opt, sizeof l2tm_opt);
+  cr_assert_gt(l2tm_opt_size, 0);
+  texmem_op_options o = texmem_op_options_default();
+  o.custom_options = l2tm_opt;
+  o.custom_options_size = l2tm_opt_size;
+  return o;
+}
+
+static uint8_t ttb_opt[256];
+
+static texmem_op_options ttb_options(int oh, int ow) {
+  fxw_entry e[] = {{.key = "output_height", .kind = FXW_INT, .i = oh},
+                   {.key = "output_width", .kind = FXW_INT, .i = ow}};
+  size_t n = fxw_map(e, 2, ttb_opt, sizeof ttb_opt);
+  cr_assert_gt(n, 0);
+  texmem_op_options o = texmem_op_options_default();
+  o.custom_options = ttb_opt;
+  o.custom_options_size = n;
+  return o;
+}
+
+/* ---- Landmarks2TransformMatrix ---- */
+
+static const int32_t subset7[7] = {0, 3, 8, 2, 5, 6, 1}; /* odd: the last repeats */
+
+static void check_l2tm(int32_t batch, const char *what) {
+  mb b = mb_new();
+  const int32_t ls[3] = {batch, 9, 3}, ms[3] = {batch, 4, 4};
+  int32_t x = mb_input(&b, 3, ls), y = mb_tensor(&b, 3, ms);
+  texmem_op_options o = l2tm_options(1, 7, 0.35, 6, 5, 1.5, 1.25, subset7, 7);
+  mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+  mb_output(&b, y);
+  mb_check(&b, NULL, what);
+}
+
+Test(rt_mediapipe, landmarks_to_transform_matrix) {
+  check_l2tm(1, "Landmarks2TransformMatrix batch 1");
+  check_l2tm(2, "Landmarks2TransformMatrix batch 2");
+}
+
+/* ---- TransformTensorBilinear ---- */
+
+/* Rotation a, scales, shift: output pixels to input coordinates. */
+static void set_matrix(float *m, double a, double sx, double sy, double tx, double ty) {
+  memset(m, 0, 16 * sizeof *m);
+  m[0] = (float)(sx * cos(a));
+  m[1] = (float)(-sy * sin(a));
+  m[3] = (float)tx;
+  m[4] = (float)(sx * sin(a));
+  m[5] = (float)(sy * cos(a));
+  m[7] = (float)ty;
+  m[10] = 1;
+  m[15] = 1;
+}
+
+static int matrix_input_index, matrix_batches;
+
+static void fill_matrices(float **in) {
+  float *m = in[matrix_input_index];
+  set_matrix(m, 0.3, 1.1, 0.9, 1.2, 0.8);
+  if (matrix_batches > 1) set_matrix(m + 16, -0.4, 1.4, 1.3, 2.5, 1.5); /* partly outside */
+}
+
+static void check_ttb(int32_t batch, int32_t mbatch, const char *what) {
+  mb b = mb_new();
+  const int32_t ds[4] = {batch, 7, 9, 6}, ms[3] = {mbatch, 4, 4}, os[4] = {batch, 5, 4, 6};
+  int32_t ins[2];
+  ins[0] = mb_input(&b, 4, ds);
+  ins[1] = mb_input(&b, 3, ms);
+  int32_t y = mb_tensor(&b, 4, os);
+  texmem_op_options o = ttb_options(5, 4);
+  mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ins, 2, y, &o);
+  mb_output(&b, y);
+  matrix_input_index = 1;
+  matrix_batches = mbatch;
+  mb_check(&b, fill_matrices, what);
+}
+
+Test(rt_mediapipe, transform_tensor_bilinear) {
+  check_ttb(1, 1, "TransformTensorBilinear batch 1");
+  check_ttb(2, 2, "TransformTensorBilinear batch 2");
+  check_ttb(2, 1, "TransformTensorBilinear batch 2, one matrix");
+}
+
+/* ---- TransformLandmarks ---- */
+
+static void check_tl(int32_t batch, int32_t mbatch, int32_t dims, const char *what) {
+  mb b = mb_new();
+  const int32_t ls[3] = {batch, 11, dims}, ms[3] = {mbatch, 4, 4};
+  int32_t ins[2];
+  ins[0] = mb_input(&b, 3, ls);
+  ins[1] = mb_input(&b, 3, ms); /* any matrix: random values */
+  int32_t y = mb_tensor(&b, 3, ls);
+  mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
+  mb_output(&b, y);
+  mb_check(&b, NULL, what);
+}
+
+Test(rt_mediapipe, transform_landmarks) {
+  check_tl(1, 1, 2, "TransformLandmarks 2-D batch 1");
+  check_tl(1, 1, 3, "TransformLandmarks 3-D batch 1");
+  check_tl(2, 2, 2, "TransformLandmarks 2-D batch 2");
+  check_tl(2, 1, 3, "TransformLandmarks 3-D batch 2, one matrix");
+}
+
+/* ---- the face model's chain ---- */
+
+static void fill_face(float **in) {
+  /* landmarks (2, 12, 3) in pixels of the 16x16 data, z anything */
+  uint64_t s = 99;
+  for (int i = 0; i < 2 * 12; i++) {
+    in[0][3 * i] = 3.0f + (float)(tt_rand(&s) % 900) / 100.0f;
+    in[0][3 * i + 1] = 4.0f + (float)(tt_rand(&s) % 700) / 100.0f;
+  }
+}
+
+Test(rt_mediapipe, face_chain) {
+  mb b = mb_new();
+  const int32_t ls[3] = {2, 12, 3}, ds[4] = {2, 16, 16, 5}, ms[3] = {2, 4, 4},
+                cs[4] = {2, 6, 6, 5}, ps[3] = {2, 4, 2};
+  int32_t lm = mb_input(&b, 3, ls), data = mb_input(&b, 4, ds), pts = mb_input(&b, 3, ps);
+  int32_t mat = mb_tensor(&b, 3, ms), crop = mb_tensor(&b, 4, cs), moved = mb_tensor(&b, 3, ps);
+  const int32_t sub[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  texmem_op_options lo = l2tm_options(0, 5, 0.0, 6, 6, 1.5, 1.5, sub, 12);
+  mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &lm, 1, mat, &lo);
+  texmem_op_options to = ttb_options(6, 6);
+  int32_t ti[2] = {data, mat}, li[2] = {pts, mat};
+  mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ti, 2, crop, &to);
+  mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, li, 2, moved, NULL);
+  mb_output(&b, crop);
+  mb_output(&b, moved);
+  mb_output(&b, mat);
+  mb_check_opt(&b, fill_face, true,
+               "Landmarks2TransformMatrix -> TransformTensorBilinear, TransformLandmarks");
+}
+
+/* ---- errors ---- */
+
+/* texmem_runtime_create fails with BAD_MODEL, naming the operator and
+ * `needle`. */
+static void expect_refused(mb *b, const char *op, const char *needle) {
+  TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_error err = {0};
+  texmem_runtime_desc d = {.precision = TEXMEM_PRECISION_FP32};
+  texmem_status s = texmem_runtime_create(ctx, b->m, &d, &rt, &err);
+  cr_assert_eq(s, TEXMEM_STATUS_BAD_MODEL, "%s: status %d: %s", needle, (int)s, err.message);
+  cr_assert_null(rt);
+  cr_assert(strstr(err.message, op) && strstr(err.message, needle), "want '%s' in: %s", needle,
+            err.message);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(b->m);
+}
+
+Test(rt_mediapipe, shape_and_option_errors) {
+  {
+    /* output size contradicting output_height / output_width */
+    mb b = mb_new();
+    const int32_t ds[4] = {1, 7, 9, 6}, ms[3] = {1, 4, 4}, os[4] = {1, 5, 5, 6};
+    int32_t ins[2] = {mb_input(&b, 4, ds), mb_input(&b, 3, ms)};
+    int32_t y = mb_tensor(&b, 4, os);
+    texmem_op_options o = ttb_options(5, 4);
+    mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ins, 2, y, &o);
+    mb_output(&b, y);
+    expect_refused(&b, "TransformTensorBilinear", "the op gives 5x4x6");
+  }
+  {
+    /* a matrix that is not 4x4, and one of another batch */
+    mb b = mb_new();
+    const int32_t ls[3] = {2, 5, 2}, ms[3] = {2, 3, 4};
+    int32_t ins[2] = {mb_input(&b, 3, ls), mb_input(&b, 3, ms)};
+    int32_t y = mb_tensor(&b, 3, ls);
+    mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
+    mb_output(&b, y);
+    expect_refused(&b, "TransformLandmarks", "needs (2 or 1)x1x4x4");
+    b = mb_new();
+    const int32_t ms3[3] = {3, 4, 4};
+    int32_t ins2[2] = {mb_input(&b, 3, ls), mb_input(&b, 3, ms3)};
+    y = mb_tensor(&b, 3, ls);
+    mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins2, 2, y, NULL);
+    mb_output(&b, y);
+    expect_refused(&b, "TransformLandmarks", "3x1x4x4");
+  }
+  {
+    /* landmarks of 4 values each */
+    mb b = mb_new();
+    const int32_t ls[3] = {1, 5, 4}, ms[3] = {1, 4, 4};
+    int32_t ins[2] = {mb_input(&b, 3, ls), mb_input(&b, 3, ms)};
+    int32_t y = mb_tensor(&b, 3, ls);
+    mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
+    mb_output(&b, y);
+    expect_refused(&b, "TransformLandmarks", "2 or 3");
+  }
+  {
+    /* a subset index past the landmarks; then options that are no map */
+    mb b = mb_new();
+    const int32_t ls[3] = {1, 9, 3}, ms[3] = {1, 4, 4};
+    int32_t x = mb_input(&b, 3, ls), y = mb_tensor(&b, 3, ms);
+    const int32_t far[2] = {2, 9};
+    texmem_op_options o = l2tm_options(1, 7, 0.0, 6, 5, 1.5, 1.5, far, 2);
+    mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+    mb_output(&b, y);
+    expect_refused(&b, "Landmarks2TransformMatrix", "past the 9 landmarks");
+    b = mb_new();
+    x = mb_input(&b, 3, ls);
+    y = mb_tensor(&b, 3, ms);
+    const uint8_t junk[3] = {1, 2, 3};
+    o = texmem_op_options_default();
+    o.custom_options = junk;
+    o.custom_options_size = sizeof junk;
+    mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+    mb_output(&b, y);
+    expect_refused(&b, "Landmarks2TransformMatrix", "custom options");
+  }
+  {
+    /* a matrix output that is not (B, 4, 4) */
+    mb b = mb_new();
+    const int32_t ls[3] = {1, 9, 3}, ms[3] = {1, 4, 3};
+    int32_t x = mb_input(&b, 3, ls), y = mb_tensor(&b, 3, ms);
+    texmem_op_options o = l2tm_options(1, 7, 0.0, 6, 5, 1.5, 1.5, subset7, 7);
+    mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+    mb_output(&b, y);
+    expect_refused(&b, "Landmarks2TransformMatrix", "the op gives 1x4x4");
+  }
+}
