@@ -24,7 +24,13 @@ typedef struct texmem__problem {
   uint64_t alignment;    /* offsets: >= 1; size[] is NOT aligned */
   uint64_t exact_node_budget;
   double exact_time_budget_ms;
+  uint64_t budget;       /* exact: only ask "fits in budget?"; 0 = optimise */
+  const uint64_t *fixed; /* NULL, or n offsets (TEXMEM_OFFSET_FREE: planned) */
 } texmem__problem;
+
+static inline bool texmem__is_fixed(const texmem__problem *pb, size_t i) {
+  return pb->fixed && pb->fixed[i] != TEXMEM_OFFSET_FREE;
+}
 
 static inline bool texmem__conflict(const texmem__problem *pb, size_t a,
                                     size_t b) {
@@ -120,6 +126,11 @@ texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem
                                  texmem_strategy *chosen, texmem_error *err);
 
 /* Plan object (internal layout, see texmem_plan_* accessors). */
+/* The desc with every zero-means-default field filled (desc may be NULL):
+ * the one place plan defaults are set. */
+#define TEXMEM__DEFAULT_BUDGET_MS 2000.0
+texmem_plan_desc texmem__plan_desc_defaults(const texmem_plan_desc *desc);
+
 /* A zeroed plan with room for n tensors and n_objects objects (at least
  * one of each); NULL when out of memory. */
 texmem_plan *texmem__plan_alloc(size_t n, size_t n_objects);
@@ -141,6 +152,8 @@ struct texmem_plan {
   uint64_t max_dims[3];
   bool optimal;
   uint64_t bound;
+  uint64_t budget; /* texmem_plan_desc.budget */
+  uint64_t *fixed; /* copy of texmem_plan_desc.fixed_offsets, or NULL */
   texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
 };
 

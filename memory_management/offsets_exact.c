@@ -1,61 +1,87 @@
-/* exact offsets: branch and bound in the style of MiniMalloc (Moffitt 2023).
+/* exact offsets: branch and bound on canonical placements, after the method
+ * of MiniMalloc (Moffitt, ASPLOS 2023), with texmem's own data layout.
  *
- * The arena size is searched between a lower bound and the greedy_by_size
- * seed: each candidate capacity C is a feasibility question answered by a
- * depth-first search over canonical placements, first at the lower bound
- * itself (usually feasible on real models), then by bisection. Within the
- * search:
- * - a tensor is only ever placed at its minimum offset, the highest end of
- *   the placed tensors it conflicts with (0 if none): in a solution where
- *   no tensor can move down, taken in order of offset, each tensor sits at
- *   exactly that offset, so these placements lose nothing;
- * - placements go in non-decreasing (offset, preorder rank) order, so each
- *   such solution is reached along one path only (symmetry breaking);
+ * The arena size is searched between a lower bound and the best of the
+ * offsets heuristics (so exact is never worse than them). Each candidate
+ * capacity C is a feasibility question answered by a depth-first search:
+ * - a tensor is only placed at its minimum offset, the highest end of the
+ *   placed tensors it conflicts with: in a solution where no tensor can move
+ *   down, taken in (offset, preorder rank) order, each tensor sits exactly
+ *   there, so these placements lose nothing and each such solution is
+ *   reached along one path only;
  * - dominance: a placement at or above the lowest possible top of another
  *   unplaced tensor is skipped, since that tensor could drop below it;
- * - per-task inference: the unplaced tensors live at a task stack above
- *   max(task floor, current offset), so that plus their sizes must fit.
- * Sizes are aligned up and offsets stay multiples of the alignment; a tensor
- * only needs offset + its real size <= C, which the slack terms allow for.
- * The search is iterative (no recursion limit on depth) and honours the node
- * and time budgets; on exhaustion the best plan so far is kept and the best
- * proven bound is reported. */
+ * - unallocated floor: in each task (section), the unplaced tensors live
+ *   above both the current offset and the lowest minimum offset among them,
+ *   so that floor plus their sizes must fit C;
+ * - decomposition: tensors are kept sorted by first task, so the unplaced
+ *   tensors of a sub-problem are an index range; when they fall apart into
+ *   time-disjoint groups (up front, or once every tensor crossing a task
+ *   boundary is placed) each group is solved on its own, and a group that
+ *   fails fails the node without retrying the others' alternatives;
+ * - restarts: each question is asked with rotating preorders (busiest task
+ *   then area, then time, then size) under node limits that double, since
+ *   a preorder that is slow on one instance is often fast on another.
+ * The optimisation interleaves questions at the lower bound, the midpoint
+ * and just under the best plan found, so a lower bound that cannot be met
+ * does not eat the whole budget. A question answered "no" by a completed
+ * search raises the proven bound; one cut by a limit proves nothing.
+ * With a budget (pb->budget) only the question "fits in the budget?" is
+ * asked. Sizes are aligned up and offsets stay multiples of the alignment;
+ * a tensor only needs offset + its real size <= C, which the slack terms
+ * allow for. The search within a group is iterative; groups nest at most
+ * MAX_NEST deep (deeper splits are searched as one group). */
 #include <string.h>
 #include <time.h>
 
 #include "offsets_place.h"
 
-typedef enum { FOUND, NOT_FOUND, ABORTED, NO_MEMORY } outcome;
-
-typedef struct frame {
-  uint32_t cur;            /* tensor placed by this node (NONE before) */
-  uint64_t key_off;        /* last candidate tried: (offset, rank) */
-  uint32_t key_rank;
-  uint64_t min_height;     /* lowest possible top of an unplaced tensor */
-  size_t flog, mlog;       /* undo log marks before placing cur */
-} frame;
+typedef enum { FOUND, NOT_FOUND, LIMIT, ABORTED, NO_MEMORY } outcome;
 
 #define NONE UINT32_MAX
-#define LOG_CAP ((size_t)1 << 26)
+#define UNPLACED UINT64_MAX
+#define LOG_CAP ((size_t)1 << 24) /* 256 MiB of undo log: past it, the search stops */
+#define MAX_NEST 64
+#define NPRE 3
+
+typedef struct frame {
+  uint32_t cur;         /* tensor placed by this node (NONE before) */
+  uint64_t key_off;     /* last candidate tried: (offset, rank) */
+  uint32_t key_rank;
+  uint64_t min_height;  /* lowest possible top of an unplaced tensor */
+  uint64_t last_off;    /* placements here are >= (last_off, last_rank) */
+  uint32_t last_rank;
+  uint32_t bl, bh;      /* unplaced tensors of the group: index range */
+  size_t mark;          /* undo log mark before placing cur */
+} frame;
+
+typedef struct logent {
+  uint64_t *at;
+  uint64_t old;
+} logent;
 
 typedef struct search {
-  size_t m;               /* tensors with nonzero size */
-  uint32_t nt;
-  const uint32_t *first, *last;
+  uint32_t m, nt;
+  uint32_t *first, *last; /* sorted by first task */
   uint64_t *a, *s;        /* aligned and real sizes */
-  uint32_t *rank;         /* preorder rank (unique) */
   uint32_t *orig;         /* original tensor index */
-  uint64_t maxslack;      /* max(a - s) */
-  uint64_t *floor, *total, *total0;
-  uint64_t *minoff, *off;
-  bool *placed;
+  uint32_t *ranks[NPRE];  /* preorder ranks (unique) */
+  const uint32_t *rank;   /* the preorder in use */
+  uint64_t maxslack;
+  uint64_t *minoff, *off; /* off == UNPLACED while unplaced */
+  uint64_t *lowmin, *total; /* per task: lowest minimum offset and size
+                              of the unplaced tensors */
+  uint64_t *total0, *scratch;
+  uint64_t *base;         /* minimum offset with nothing placed */
+  uint64_t align;
+  /* Fixed tensors each tensor conflicts with, by offset: [fx_start[k],
+   * fx_start[k + 1]) in fx_off / fx_end. */
+  size_t *fx_start;
+  uint64_t *fx_off, *fx_end;
   frame *fr;
-  uint32_t *flog_t;
-  uint64_t *flog_v;
-  uint32_t *mlog_j;
-  uint64_t *mlog_v;
-  size_t nflog, nmlog, capf, capm;
-  uint64_t nodes, node_budget;
+  logent *log;
+  size_t nlog, caplog;
+  uint64_t nodes, node_budget, limit_nodes, node_limit;
   struct timespec t0;
   double time_budget_ms;
 } search;
@@ -66,125 +92,187 @@ static double elapsed_ms(const struct timespec *t0) {
   return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-static bool over_budget(search *S) {
-  if (S->nodes >= S->node_budget) return true;
+/* ABORTED when the whole budget is spent, LIMIT when this question's node
+ * limit is, else FOUND (go on). */
+static outcome count_node(search *S) {
+  if (S->nodes >= S->node_budget) return ABORTED;
+  if (S->limit_nodes >= S->node_limit) return LIMIT;
   S->nodes++;
-  return (S->nodes & 63) == 0 && elapsed_ms(&S->t0) > S->time_budget_ms;
-}
-
-/* Makes room for need entries in a pair of parallel undo arrays. Returns
- * 0, 1 when the log would pass LOG_CAP (treated as an exhausted budget) or
- * 2 when out of memory. */
-static int grow2(uint32_t **k, uint64_t **v, size_t *cap, size_t need) {
-  if (need <= *cap) return 0;
-  if (need > LOG_CAP) return 1;
-  size_t nc = *cap ? *cap : 1024;
-  while (nc < need) nc *= 2;
-  uint32_t *nk = realloc(*k, nc * sizeof *nk);
-  if (!nk) return 2;
-  *k = nk;
-  uint64_t *nv = realloc(*v, nc * sizeof *nv);
-  if (!nv) return 2;
-  *v = nv;
-  *cap = nc;
-  return 0;
-}
-
-/* Places tensor j at its minimum offset, logging what it changes. */
-static outcome place(search *S, uint32_t j) {
-  uint64_t o = S->minoff[j], top = o + S->a[j];
-  uint32_t f = S->first[j], l = S->last[j];
-  int g = grow2(&S->flog_t, &S->flog_v, &S->capf, S->nflog + (size_t)(l - f) + 1);
-  if (g) return g == 1 ? ABORTED : NO_MEMORY;
-  S->placed[j] = true;
-  S->off[j] = o;
-  for (uint32_t t = f; t <= l; t++) {
-    S->flog_t[S->nflog] = t;
-    S->flog_v[S->nflog++] = S->floor[t];
-    S->floor[t] = top;
-    S->total[t] -= S->a[j];
-  }
-  for (size_t k = 0; k < S->m; k++) {
-    if (S->placed[k] || S->minoff[k] >= top) continue;
-    if (S->first[k] > l || S->last[k] < f) continue;
-    g = grow2(&S->mlog_j, &S->mlog_v, &S->capm, S->nmlog + 1);
-    if (g) return g == 1 ? ABORTED : NO_MEMORY; /* caller undoes to the marks */
-    S->mlog_j[S->nmlog] = (uint32_t)k;
-    S->mlog_v[S->nmlog++] = S->minoff[k];
-    S->minoff[k] = top;
-  }
+  S->limit_nodes++;
+  if ((S->nodes & 255) == 0 && elapsed_ms(&S->t0) > S->time_budget_ms) return ABORTED;
   return FOUND;
 }
 
-static void undo(search *S, uint32_t j, const frame *F) {
-  while (S->nmlog > F->mlog) {
-    S->nmlog--;
-    S->minoff[S->mlog_j[S->nmlog]] = S->mlog_v[S->nmlog];
+static bool set_logged(search *S, uint64_t *at, uint64_t v) {
+  if (S->nlog == S->caplog) {
+    if (S->caplog >= LOG_CAP) return false;
+    size_t nc = S->caplog ? 2 * S->caplog : 4096;
+    logent *nl = realloc(S->log, nc * sizeof *nl);
+    if (!nl) return false;
+    S->log = nl;
+    S->caplog = nc;
   }
-  while (S->nflog > F->flog) {
-    S->nflog--;
-    uint32_t t = S->flog_t[S->nflog];
-    S->floor[t] = S->flog_v[S->nflog];
-    S->total[t] += S->a[j];
-  }
-  S->placed[j] = false;
-}
-
-/* Node entry: false when this partial placement cannot reach capacity C. */
-static bool node_ok(search *S, uint64_t C, uint64_t last_off, uint64_t *min_height) {
-  uint64_t mh = UINT64_MAX;
-  for (size_t k = 0; k < S->m; k++) {
-    if (S->placed[k]) continue;
-    uint64_t lo = texmem__max_u64(S->minoff[k], last_off);
-    if (lo + S->s[k] > C) return false;
-    if (S->minoff[k] + S->a[k] < mh) mh = S->minoff[k] + S->a[k];
-  }
-  *min_height = mh;
-  uint64_t cap = texmem__add_sat(C, S->maxslack);
-  for (uint32_t t = 0; t < S->nt; t++)
-    if (S->total[t] && texmem__max_u64(S->floor[t], last_off) + S->total[t] > cap) return false;
+  S->log[S->nlog++] = (logent){at, *at};
+  *at = v;
   return true;
 }
 
-/* Is there a placement with every tensor ending at or below C? */
-static outcome decide(search *S, uint64_t C) {
-  memset(S->floor, 0, S->nt * sizeof *S->floor);
-  memcpy(S->total, S->total0, S->nt * sizeof *S->total);
-  memset(S->minoff, 0, S->m * sizeof *S->minoff);
-  memset(S->placed, 0, S->m * sizeof *S->placed);
-  S->nflog = S->nmlog = 0;
+static void undo_to(search *S, size_t mark) {
+  while (S->nlog > mark) {
+    S->nlog--;
+    *S->log[S->nlog].at = S->log[S->nlog].old;
+  }
+}
+
+/* The lowest offset >= o (aligned) where tensor k clears the fixed
+ * tensors it conflicts with. */
+static uint64_t clear_fixed(const search *S, uint32_t k, uint64_t o) {
+  if (!S->fx_start) return o;
+  for (size_t e = S->fx_start[k]; e < S->fx_start[k + 1]; e++) {
+    if (S->fx_off[e] >= o + S->a[k]) break;
+    if (S->fx_end[e] > o) o = texmem__align_up(S->fx_end[e], S->align);
+  }
+  return o;
+}
+
+/* Places tensor j at its minimum offset, raises the minimum offsets of the
+ * unplaced tensors of [bl, bh) it conflicts with, and updates the task
+ * data where it can change: the unplaced size over j's tasks, and the
+ * lowest minimum offset over the tasks of j and of the raised tensors. */
+static bool place(search *S, uint32_t j, uint32_t bl, uint32_t bh) {
+  uint64_t top = S->minoff[j] + S->a[j];
+  if (!set_logged(S, &S->off[j], S->minoff[j])) return false;
+  uint32_t f = S->first[j], l = S->last[j], L = f, R = l;
+  for (uint32_t k = bl; k < bh && S->first[k] <= l; k++) {
+    if (S->off[k] != UNPLACED || S->last[k] < f || S->minoff[k] >= top) continue;
+    if (!set_logged(S, &S->minoff[k], clear_fixed(S, k, top))) return false;
+    if (S->first[k] < L) L = S->first[k];
+    if (S->last[k] > R) R = S->last[k];
+  }
+  for (uint32_t t = f; t <= l; t++)
+    if (!set_logged(S, &S->total[t], S->total[t] - S->a[j])) return false;
+  uint64_t *nm = S->scratch;
+  for (uint32_t t = L; t <= R; t++) nm[t] = UINT64_MAX;
+  for (uint32_t k = bl; k < bh && S->first[k] <= R; k++) {
+    if (S->off[k] != UNPLACED || S->last[k] < L) continue;
+    uint64_t mo = S->minoff[k];
+    uint32_t hi = S->last[k] < R ? S->last[k] : R;
+    for (uint32_t t = S->first[k] > L ? S->first[k] : L; t <= hi; t++)
+      if (mo < nm[t]) nm[t] = mo;
+  }
+  for (uint32_t t = L; t <= R; t++)
+    if (nm[t] != S->lowmin[t] && !set_logged(S, &S->lowmin[t], nm[t])) return false;
+  return true;
+}
+
+/* Node test for the unplaced tensors of [bl, bh) above (lo, ...): false
+ * when they cannot all end at or below C. Sets the lowest possible top. */
+static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
+                    uint64_t *min_height) {
+  uint64_t mh = UINT64_MAX;
+  uint32_t tl = UINT32_MAX, th = 0;
+  for (uint32_t k = bl; k < bh; k++) {
+    if (S->off[k] != UNPLACED) continue;
+    uint64_t o = texmem__max_u64(S->minoff[k], lo);
+    if (o + S->s[k] > C) return false;
+    if (S->minoff[k] + S->a[k] < mh) mh = S->minoff[k] + S->a[k];
+    if (tl == UINT32_MAX) tl = S->first[k];
+    if (S->last[k] > th) th = S->last[k];
+  }
+  *min_height = mh;
+  if (tl == UINT32_MAX) return true;
+  uint64_t cap = texmem__add_sat(C, S->maxslack);
+  for (uint32_t t = tl; t <= th; t++)
+    if (S->total[t] && texmem__max_u64(S->lowmin[t], lo) + S->total[t] > cap) return false;
+  return true;
+}
+
+/* Splits the unplaced tensors of [bl, bh) into time-disjoint groups:
+ * writes up to max group starts (index of the group's first unplaced
+ * tensor) and ends; returns the group count (0 when none is unplaced). */
+static uint32_t split(const search *S, uint32_t bl, uint32_t bh, uint32_t *gb, uint32_t *ge,
+                      uint32_t max) {
+  uint32_t ng = 0, reach = 0;
+  for (uint32_t k = bl; k < bh; k++) {
+    if (S->off[k] != UNPLACED) continue;
+    if (ng == 0 || S->first[k] > reach) {
+      if (ng == max) { /* too many: report one group */
+        ge[0] = bh;
+        return 1;
+      }
+      if (ng) ge[ng - 1] = k;
+      gb[ng++] = k;
+      reach = S->last[k];
+    } else if (S->last[k] > reach) {
+      reach = S->last[k];
+    }
+  }
+  if (ng) ge[ng - 1] = bh;
+  return ng;
+}
+
+#define MAX_GROUPS 8
+
+/* Can the unplaced tensors of [bl, bh) all be placed at or above
+ * (lo, lo_rank) ending at or below C? fr has room for the group's depth. */
+static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
+                     uint32_t lo_rank, frame *fr, unsigned nest) {
   size_t d = 0;
   bool enter = true;
+  fr[0].bl = bl;
+  fr[0].bh = bh;
+  fr[0].last_off = lo;
+  fr[0].last_rank = lo_rank;
   for (;;) {
-    frame *F = &S->fr[d];
-    uint64_t last_off = d ? S->off[S->fr[d - 1].cur] : 0;
-    uint32_t last_rank = d ? S->rank[S->fr[d - 1].cur] : 0;
+    frame *F = &fr[d];
     bool ok = true;
     if (enter) {
       enter = false;
-      if (over_budget(S)) return ABORTED;
-      if (d == S->m) return FOUND;
+      outcome c = count_node(S);
+      if (c != FOUND) return c;
       F->cur = NONE;
-      ok = node_ok(S, C, last_off, &F->min_height);
+      if (d) {
+        const frame *P = &fr[d - 1];
+        F->last_off = S->off[P->cur];
+        F->last_rank = S->rank[P->cur];
+        F->bl = P->bl;
+        F->bh = P->bh;
+      }
+      uint32_t gb[MAX_GROUPS], ge[MAX_GROUPS];
+      uint32_t ng = split(S, F->bl, F->bh, gb, ge, nest < MAX_NEST ? MAX_GROUPS : 1);
+      if (ng == 0) return FOUND;
+      F->bl = gb[0];
+      F->bh = ge[ng - 1];
+      ok = node_ok(S, C, F->bl, F->bh, F->last_off, &F->min_height);
+      if (ok && ng > 1) {
+        size_t mark = S->nlog;
+        outcome r = FOUND;
+        for (uint32_t g = 0; g < ng && r == FOUND; g++)
+          r = solve(S, C, gb[g], ge[g], F->last_off, F->last_rank, fr + d + 1, nest + 1);
+        if (r == FOUND) return FOUND;
+        undo_to(S, mark);
+        if (r != NOT_FOUND) return r;
+        ok = false; /* a group cannot be completed: nor can this node */
+      }
     } else if (F->cur != NONE) {
-      undo(S, F->cur, F);
+      undo_to(S, F->mark);
     }
     uint32_t best = NONE;
     if (ok) {
       /* Next candidate in (min offset, rank) order after the last tried. */
-      uint64_t bo = UINT64_MAX;
-      uint32_t br = UINT32_MAX;
-      for (size_t k = 0; k < S->m; k++) {
-        if (S->placed[k]) continue;
+      uint64_t bo = UINT64_MAX, lo_off = F->last_off;
+      uint32_t br = UINT32_MAX, lr = F->last_rank;
+      for (uint32_t k = F->bl; k < F->bh; k++) {
+        if (S->off[k] != UNPLACED) continue;
         uint64_t o = S->minoff[k];
         uint32_t r = S->rank[k];
         if (o >= F->min_height || o + S->s[k] > C) continue;
-        if (d && (o < last_off || (o == last_off && r < last_rank))) continue;
+        if ((o < lo_off || (o == lo_off && r < lr))) continue;
         if (F->cur != NONE && (o < F->key_off || (o == F->key_off && r <= F->key_rank))) continue;
         if (o < bo || (o == bo && r < br)) {
           bo = o;
           br = r;
-          best = (uint32_t)k;
+          best = k;
         }
       }
     }
@@ -196,49 +284,158 @@ static outcome decide(search *S, uint64_t C) {
     F->cur = best;
     F->key_off = S->minoff[best];
     F->key_rank = S->rank[best];
-    F->flog = S->nflog;
-    F->mlog = S->nmlog;
-    outcome r = place(S, best);
-    if (r != FOUND) {
-      undo(S, best, F);
-      return r;
+    F->mark = S->nlog;
+    if (!place(S, best, F->bl, F->bh)) {
+      undo_to(S, F->mark);
+      return S->caplog >= LOG_CAP ? ABORTED : NO_MEMORY;
     }
     d++;
     enter = true;
   }
 }
 
+/* One question with one preorder and a node limit. */
+static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
+  for (uint32_t t = 0; t < S->nt; t++) {
+    S->total[t] = S->total0[t];
+    S->lowmin[t] = UINT64_MAX;
+  }
+  for (uint32_t k = 0; k < S->m; k++) {
+    S->minoff[k] = S->base[k];
+    S->off[k] = UNPLACED;
+    for (uint32_t t = S->first[k]; t <= S->last[k] && S->fx_start; t++)
+      if (S->base[k] < S->lowmin[t]) S->lowmin[t] = S->base[k];
+  }
+  if (!S->fx_start)
+    for (uint32_t t = 0; t < S->nt; t++) S->lowmin[t] = S->total0[t] ? 0 : UINT64_MAX;
+  S->nlog = 0;
+  S->rank = S->ranks[pre];
+  S->limit_nodes = 0;
+  S->node_limit = limit;
+  return solve(S, C, 0, S->m, 0, 0, S->fr, 0);
+}
+
 typedef struct pre_key {
-  uint64_t busiest, len, area;
-  size_t id;
+  uint64_t k1, k2, k3;
+  uint32_t id;
 } pre_key;
 
 static int cmp_pre(const void *pa, const void *pb) {
   const pre_key *a = pa, *b = pb;
-  if (a->busiest != b->busiest) return a->busiest > b->busiest ? -1 : 1;
-  if (a->len != b->len) return a->len > b->len ? -1 : 1;
-  if (a->area != b->area) return a->area > b->area ? -1 : 1;
+  if (a->k1 != b->k1) return a->k1 > b->k1 ? -1 : 1;
+  if (a->k2 != b->k2) return a->k2 > b->k2 ? -1 : 1;
+  if (a->k3 != b->k3) return a->k3 > b->k3 ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
+typedef struct by_first {
+  uint32_t f, l;
+  uint32_t i;
+} by_first;
+
+static int cmp_first(const void *pa, const void *pb) {
+  const by_first *a = pa, *b = pb;
+  if (a->f != b->f) return a->f < b->f ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
 static void search_free(search *S) {
+  free(S->first);
+  free(S->last);
   free(S->a);
   free(S->s);
-  free(S->rank);
   free(S->orig);
-  free(S->floor);
-  free(S->total);
-  free(S->total0);
+  for (int p = 0; p < NPRE; p++) free(S->ranks[p]);
   free(S->minoff);
   free(S->off);
-  free(S->placed);
+  free(S->lowmin);
+  free(S->total);
+  free(S->total0);
+  free(S->scratch);
+  free(S->base);
+  free(S->fx_start);
+  free(S->fx_off);
+  free(S->fx_end);
   free(S->fr);
-  free(S->flog_t);
-  free(S->flog_v);
-  free(S->mlog_j);
-  free(S->mlog_v);
-  free((void *)S->first);
-  free((void *)S->last);
+  free(S->log);
+}
+
+static int cmp_fx(const void *pa, const void *pb) {
+  const uint64_t *a = pa, *b = pb;
+  return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* For each searched tensor, the fixed tensors it conflicts with, sorted by
+ * offset. */
+static texmem_status fixed_lists(search *S, const texmem__problem *pb, size_t nfixed,
+                                 texmem_error *err) {
+  uint32_t m = S->m;
+  uint64_t (*fx)[4] = malloc(nfixed * sizeof *fx); /* off, end, first, last */
+  size_t cnt = 0, k = 0;
+  S->fx_start = calloc((size_t)m + 1, sizeof *S->fx_start);
+  if (!fx || !S->fx_start) {
+    free(fx);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  }
+  for (size_t i = 0; i < pb->n; i++)
+    if (texmem__is_fixed(pb, i) && pb->size[i])
+      fx[k][0] = pb->fixed[i], fx[k][1] = pb->fixed[i] + pb->size[i], fx[k][2] = pb->first[i],
+      fx[k][3] = pb->last[i], k++;
+  qsort(fx, k, sizeof *fx, cmp_fx);
+  for (uint32_t j = 0; j < m; j++)
+    for (size_t e = 0; e < k; e++)
+      if (fx[e][2] <= S->last[j] && S->first[j] <= fx[e][3]) cnt++;
+  S->fx_off = malloc((cnt ? cnt : 1) * sizeof *S->fx_off);
+  S->fx_end = malloc((cnt ? cnt : 1) * sizeof *S->fx_end);
+  if (!S->fx_off || !S->fx_end) {
+    free(fx);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  }
+  cnt = 0;
+  for (uint32_t j = 0; j < m; j++) {
+    S->fx_start[j] = cnt;
+    for (size_t e = 0; e < k; e++)
+      if (fx[e][2] <= S->last[j] && S->first[j] <= fx[e][3]) {
+        S->fx_off[cnt] = fx[e][0];
+        S->fx_end[cnt++] = fx[e][1];
+      }
+  }
+  S->fx_start[m] = cnt;
+  free(fx);
+  return TEXMEM_STATUS_OK;
+}
+
+/* The best plan of the offsets heuristics (ties: the first). */
+static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_error *err) {
+  static const texmem__offsets_fn fns[] = {
+      texmem__offsets_greedy_by_size, texmem__offsets_strip_best_fit,
+      texmem__offsets_greedy_by_breadth, texmem__offsets_greedy_in_order};
+  size_t m = pb->n ? pb->n : 1;
+  uint64_t *tmp = malloc(m * sizeof *tmp);
+  if (!tmp) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  uint64_t best = UINT64_MAX;
+  for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+    /* strip_best_fit is quadratic: only on inputs it plans quickly; on
+     * large inputs greedy_by_size alone, as the search rarely gets far
+     * there and BEST has run the others already */
+    if (fns[f] == texmem__offsets_strip_best_fit && pb->n > 5000) continue;
+    if (f > 0 && pb->n > 50000) break;
+    bool opt = false;
+    uint64_t b = 0;
+    texmem_status st = fns[f](pb, tmp, &opt, &b, err);
+    if (st == TEXMEM_STATUS_UNSUPPORTED) continue; /* refuses fixed offsets */
+    if (st) {
+      free(tmp);
+      return st;
+    }
+    uint64_t t = texmem__offsets_total_sat(pb, tmp);
+    if (t < best) {
+      best = t;
+      memcpy(offset, tmp, m * sizeof *tmp);
+    }
+  }
+  free(tmp);
+  return TEXMEM_STATUS_OK;
 }
 
 texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
@@ -246,8 +443,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   size_t n = pb->n;
-  /* Seed: there is always a plan to return. */
-  texmem_status st = texmem__offsets_greedy_by_size(pb, offset, optimal, bound, err);
+  texmem_status st = seed(pb, offset, err);
   if (st) return st;
   uint64_t best_total = texmem__offsets_total_sat(pb, offset);
 
@@ -262,10 +458,17 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   }
   uint64_t maxslack = 0, lb = 0;
   size_t m = 0;
+  uint64_t fixed_top = 0;
+  size_t nfixed = 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t a = texmem__align_up(pb->size[i], pb->alignment);
     if (!a) continue;
-    m++;
+    if (texmem__is_fixed(pb, i)) {
+      fixed_top = texmem__max_u64(fixed_top, pb->fixed[i] + pb->size[i]);
+      nfixed++;
+    } else {
+      m++;
+    }
     maxslack = texmem__max_u64(maxslack, a - pb->size[i]);
     lb = texmem__max_u64(lb, pb->size[i]);
     dr[pb->first[i]] += pb->size[i];
@@ -282,45 +485,48 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   }
   free(dr);
   lb = texmem__max_u64(lb, maxa - maxslack);
-  if (bound) lb = texmem__max_u64(lb, *bound);
-  if (lb >= best_total || m == 0) {
+  lb = texmem__max_u64(lb, *bound);
+  lb = texmem__max_u64(lb, fixed_top);
+  uint64_t target = pb->budget; /* 0: optimise */
+  if (lb >= best_total || m == 0 || (target && (best_total <= target || lb > target))) {
     free(da);
-    *optimal = true;
-    *bound = best_total;
+    *optimal = lb >= best_total || m == 0;
+    *bound = *optimal ? best_total : lb;
     return TEXMEM_STATUS_OK;
   }
 
   search S;
   memset(&S, 0, sizeof S);
-  S.m = m;
+  S.m = (uint32_t)m;
   S.nt = nt;
   S.maxslack = maxslack;
   S.node_budget = pb->exact_node_budget;
   S.time_budget_ms = pb->exact_time_budget_ms;
   S.t0 = t0;
-  uint32_t *fi = malloc(m * sizeof *fi), *la = malloc(m * sizeof *la);
-  S.first = fi;
-  S.last = la;
+  S.first = malloc(m * sizeof *S.first);
+  S.last = malloc(m * sizeof *S.last);
   S.a = malloc(m * sizeof *S.a);
   S.s = malloc(m * sizeof *S.s);
-  S.rank = malloc(m * sizeof *S.rank);
   S.orig = malloc(m * sizeof *S.orig);
-  S.floor = malloc(nt * sizeof *S.floor);
-  S.total = malloc(nt * sizeof *S.total);
-  S.total0 = malloc(nt * sizeof *S.total0);
+  bool ranks_ok = true;
+  for (int p = 0; p < NPRE; p++) ranks_ok = (S.ranks[p] = malloc(m * sizeof *S.ranks[p])) && ranks_ok;
   S.minoff = malloc(m * sizeof *S.minoff);
   S.off = malloc(m * sizeof *S.off);
-  S.placed = malloc(m * sizeof *S.placed);
-  S.fr = malloc((m + 1) * sizeof *S.fr);
+  S.lowmin = malloc(((size_t)nt + 1) * sizeof *S.lowmin);
+  S.total = malloc(((size_t)nt + 1) * sizeof *S.total);
+  S.total0 = malloc(((size_t)nt + 1) * sizeof *S.total0);
+  S.scratch = malloc(((size_t)nt + 1) * sizeof *S.scratch);
+  S.fr = malloc((m + 2 * MAX_NEST + 2) * sizeof *S.fr);
   pre_key *pre = malloc(m * sizeof *pre);
-  uint64_t *seg = NULL;
+  by_first *bf = malloc(m * sizeof *bf);
   uint32_t leaves = 1;
   while (leaves < nt) leaves *= 2;
-  seg = calloc(2 * (size_t)leaves, sizeof *seg);
-  if (!fi || !la || !S.a || !S.s || !S.rank || !S.orig || !S.floor || !S.total || !S.total0 ||
-      !S.minoff || !S.off || !S.placed || !S.fr || !pre || !seg) {
+  uint64_t *seg = calloc(2 * (size_t)leaves, sizeof *seg);
+  if (!S.first || !S.last || !S.a || !S.s || !S.orig || !ranks_ok || !S.minoff || !S.off ||
+      !S.lowmin || !S.total || !S.total0 || !S.scratch || !S.fr || !pre || !bf || !seg) {
     free(da);
     free(pre);
+    free(bf);
     free(seg);
     search_free(&S);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
@@ -328,56 +534,109 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   ra = 0;
   for (uint32_t t = 0; t < nt; t++) {
     ra += da[t];
-    S.total0[t] = ra;
     seg[leaves + t] = ra;
   }
   free(da);
-  for (size_t v = leaves - 1; v >= 1; v--) seg[v] = texmem__max_u64(seg[2 * v], seg[2 * v + 1]);
-  size_t j = 0;
+  /* Per-task unplaced size: the tensors searched (not the fixed ones). */
+  memset(S.total0, 0, ((size_t)nt + 1) * sizeof *S.total0);
   for (size_t i = 0; i < n; i++) {
     uint64_t a = texmem__align_up(pb->size[i], pb->alignment);
-    if (!a) continue;
-    fi[j] = pb->first[i];
-    la[j] = pb->last[i];
-    S.a[j] = a;
+    if (!a || texmem__is_fixed(pb, i)) continue;
+    S.total0[pb->first[i]] += a;
+    S.total0[pb->last[i] + 1] -= a;
+  }
+  for (uint32_t t = 1; t < nt; t++) S.total0[t] += S.total0[t - 1];
+  for (size_t v = leaves - 1; v >= 1; v--) seg[v] = texmem__max_u64(seg[2 * v], seg[2 * v + 1]);
+  uint32_t j = 0;
+  for (size_t i = 0; i < n; i++)
+    if (texmem__align_up(pb->size[i], pb->alignment) && !texmem__is_fixed(pb, i))
+      bf[j++] = (by_first){pb->first[i], pb->last[i], (uint32_t)i};
+  qsort(bf, m, sizeof *bf, cmp_first);
+  uint64_t *busiest = malloc(m * sizeof *busiest);
+  if (!busiest) {
+    free(pre);
+    free(bf);
+    free(seg);
+    search_free(&S);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  }
+  for (j = 0; j < m; j++) {
+    uint32_t i = bf[j].i;
+    S.first[j] = bf[j].f;
+    S.last[j] = bf[j].l;
     S.s[j] = pb->size[i];
-    S.orig[j] = (uint32_t)i;
-    /* Preorder (MiniMalloc's "TWA"): the busiest task it spans, then its
-     * length, then its area. */
-    uint64_t busiest = 0;
-    for (size_t lo = leaves + fi[j], hi = leaves + la[j] + 1; lo < hi; lo /= 2, hi /= 2) {
-      if (lo & 1) busiest = texmem__max_u64(busiest, seg[lo++]);
-      if (hi & 1) busiest = texmem__max_u64(busiest, seg[--hi]);
+    S.a[j] = texmem__align_up(pb->size[i], pb->alignment);
+    S.orig[j] = i;
+    uint64_t b = 0;
+    for (size_t lo = leaves + bf[j].f, hi = leaves + bf[j].l + 1; lo < hi; lo /= 2, hi /= 2) {
+      if (lo & 1) b = texmem__max_u64(b, seg[lo++]);
+      if (hi & 1) b = texmem__max_u64(b, seg[--hi]);
     }
-    uint64_t len = (uint64_t)(la[j] - fi[j]) + 1;
-    pre[j] = (pre_key){busiest, len, texmem__mul_sat(a, len), j};
-    j++;
+    busiest[j] = b;
   }
   free(seg);
-  qsort(pre, m, sizeof *pre, cmp_pre);
-  for (size_t r = 0; r < m; r++) S.rank[pre[r].id] = (uint32_t)r;
+  free(bf);
+  /* Preorders: the busiest task a tensor spans first (MiniMalloc's), then
+   * area, time or size. */
+  for (int p = 0; p < NPRE; p++) {
+    for (j = 0; j < m; j++) {
+      uint64_t len = (uint64_t)(S.last[j] - S.first[j]) + 1, area = texmem__mul_sat(S.a[j], len);
+      /* TWA, TAW, WAT in MiniMalloc's letters (total, width, area) */
+      pre[j] = p == 0   ? (pre_key){busiest[j], len, area, j}
+               : p == 1 ? (pre_key){busiest[j], area, len, j}
+                        : (pre_key){len, area, busiest[j], j};
+    }
+    qsort(pre, m, sizeof *pre, cmp_pre);
+    for (j = 0; j < m; j++) S.ranks[p][pre[j].id] = j;
+  }
+  free(busiest);
   free(pre);
+  S.align = pb->alignment;
+  S.base = calloc(m, sizeof *S.base);
+  if (!S.base) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  if (!st && nfixed) st = fixed_lists(&S, pb, nfixed, err);
+  if (st) {
+    search_free(&S);
+    return st;
+  }
+  for (j = 0; j < m; j++) S.base[j] = clear_fixed(&S, j, 0);
 
+  /* Questions: "a plan of at most C?" for C at the lower bound, the
+   * midpoint and just under the best plan, each with every preorder under
+   * a node limit that doubles each round. */
   uint64_t lo = lb, hi = best_total;
-  bool first_try = true;
   st = TEXMEM_STATUS_OK;
-  while (lo < hi) {
-    uint64_t C = first_try ? lo : lo + (hi - lo) / 2;
-    first_try = false;
-    outcome r = decide(&S, C);
-    if (r == FOUND) {
-      for (size_t i = 0; i < n; i++) offset[i] = 0;
-      uint64_t t = 0;
-      for (size_t k = 0; k < m; k++) {
-        offset[S.orig[k]] = S.off[k];
-        t = texmem__max_u64(t, S.off[k] + S.s[k]);
+  bool stop = false;
+  for (uint64_t limit = 1000; !stop && lo < hi && (!target || (hi > target && lo <= target));
+       limit = texmem__mul_sat(limit, 2)) {
+    uint64_t cs[3] = {lo, lo + (hi - lo) / 2, hi - 1};
+    if (target) cs[0] = cs[1] = cs[2] = target;
+    for (int c = 0; c < 3 && !stop && lo < hi; c++) {
+      uint64_t C = cs[c];
+      if (C < lo || C >= hi || (c && cs[c] == cs[c - 1])) continue;
+      for (unsigned p = 0; p < NPRE; p++) {
+        outcome r = decide(&S, C, p, limit);
+        if (r == FOUND) {
+          uint64_t t = fixed_top;
+          for (size_t i = 0; i < n; i++) offset[i] = texmem__is_fixed(pb, i) ? pb->fixed[i] : 0;
+          for (j = 0; j < m; j++) {
+            offset[S.orig[j]] = S.off[j];
+            t = texmem__max_u64(t, S.off[j] + S.s[j]);
+          }
+          hi = t;
+          break;
+        }
+        if (r == NOT_FOUND) {
+          lo = C + 1;
+          break;
+        }
+        if (r == ABORTED || r == NO_MEMORY) {
+          if (r == NO_MEMORY) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+          stop = true;
+          break;
+        }
       }
-      hi = t;
-    } else if (r == NOT_FOUND) {
-      lo = C + 1;
-    } else {
-      if (r == NO_MEMORY) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
-      break;
+      if (target) break;
     }
   }
   search_free(&S);

@@ -80,6 +80,8 @@ static void sort_by_off(by_off *a, by_off *tmp, size_t n) {
   while (i < h) a[o++] = tmp[i++];
 }
 
+static bool insert(texmem__placer *p, uint32_t f, uint32_t l, uint32_t id);
+
 void texmem__placer_destroy(texmem__placer *p) {
   if (!p) return;
   if (p->blocks)
@@ -120,6 +122,17 @@ texmem_status texmem__placer_create(const texmem__problem *pb, uint64_t *offset,
       !p->pending) {
     texmem__placer_destroy(p);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for the offsets placer");
+  }
+  for (size_t i = 0; i < pb->n; i++) { /* fixed tensors are there from the start */
+    if (!texmem__is_fixed(pb, i)) continue;
+    offset[i] = pb->fixed[i];
+    if (!pb->size[i]) continue;
+    if (!insert(p, pb->first[i], pb->last[i], (uint32_t)i)) {
+      texmem__placer_destroy(p);
+      return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for the offsets placer");
+    }
+    p->pending[p->npending++] = (uint32_t)i;
+    p->nplaced++;
   }
   *out = p;
   return TEXMEM_STATUS_OK;
@@ -186,6 +199,7 @@ static unsigned log2_ceil(size_t k) {
 
 texmem_status texmem__placer_place(texmem__placer *p, size_t i, texmem_error *err) {
   const texmem__problem *pb = p->pb;
+  if (texmem__is_fixed(pb, i)) return TEXMEM_STATUS_OK; /* placed at create */
   uint64_t a = pb->alignment;
   uint64_t need = texmem__align_up(pb->size[i], a);
   if (need == 0) {

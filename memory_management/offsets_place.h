@@ -22,7 +22,8 @@ typedef struct texmem__placer texmem__placer;
 
 texmem_status texmem__placer_create(const texmem__problem *pb, uint64_t *offset,
                                     texmem__placer **out, texmem_error *err);
-/* Places tensor i (not yet placed) at the start of the smallest gap between
+/* Fixed tensors (pb->fixed) are placed by create; placing one is a no-op.
+ * Places tensor i (not yet placed) at the start of the smallest gap between
  * the already placed tensors that conflict with it into which its aligned
  * size fits (lowest gap on ties), else just above the highest of them.
  * Zero-size tensors go to 0 and are not recorded (they conflict with

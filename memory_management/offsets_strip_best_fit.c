@@ -36,6 +36,10 @@ texmem_status texmem__offsets_strip_best_fit(const texmem__problem *pb, uint64_t
   (void)bound;
   size_t n = pb->n;
   if (n == 0) return TEXMEM_STATUS_OK;
+  for (size_t i = 0; i < n; i++)
+    if (texmem__is_fixed(pb, i))
+      return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
+                          "strip_best_fit cannot plan around fixed offsets (tensor %zu is fixed)", i);
   uint32_t *un = malloc(n * sizeof *un); /* unplaced tensors */
   seg *g = malloc((2 * n + 2) * sizeof *g);
   if (!un || !g) {

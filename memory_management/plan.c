@@ -107,16 +107,28 @@ void texmem__problem_free(texmem__problem *pb) {
 
 static const char *dim_name(int k) { return k == 0 ? "width" : k == 1 ? "height" : "depth"; }
 
+texmem_plan_desc texmem__plan_desc_defaults(const texmem_plan_desc *desc) {
+  texmem_plan_desc d = desc ? *desc : (texmem_plan_desc){0};
+  if (!d.alignment) d.alignment = 1;
+  if (!d.exact_node_budget) d.exact_node_budget = 2000000;
+  if (!(d.exact_time_budget_ms > 0)) d.exact_time_budget_ms = 1000.0;
+  if (!(d.time_budget_ms > 0)) d.time_budget_ms = TEXMEM__DEFAULT_BUDGET_MS;
+  return d;
+}
+
 /* Checks records and builds the natural problem (volumes, compressed tasks). */
 texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
-                                  unsigned dims, const texmem_plan_desc *d,
+                                  unsigned dims, const texmem_plan_desc *desc,
                                   texmem__problem *pb, texmem_error *err) {
+  texmem_plan_desc dd = texmem__plan_desc_defaults(desc);
+  const texmem_plan_desc *d = &dd;
   memset(pb, 0, sizeof *pb);
   pb->n = n;
   pb->ndims = dims;
-  pb->alignment = d && d->alignment ? d->alignment : 1;
-  pb->exact_node_budget = d && d->exact_node_budget ? d->exact_node_budget : 2000000;
-  pb->exact_time_budget_ms = d && d->exact_time_budget_ms > 0 ? d->exact_time_budget_ms : 1000.0;
+  pb->alignment = d->alignment;
+  pb->exact_node_budget = d->exact_node_budget;
+  pb->exact_time_budget_ms = d->exact_time_budget_ms;
+  pb->budget = d->budget;
   size_t m = n ? n : 1;
   pb->dims = calloc(m, sizeof *pb->dims);
   pb->size = calloc(m, sizeof *pb->size);
@@ -206,6 +218,7 @@ void texmem_plan_destroy(texmem_plan *p) {
   free(p->object_size);
   free(p->object_of);
   free(p->offset);
+  free(p->fixed);
   free(p);
 }
 
@@ -260,7 +273,6 @@ typedef struct budget {
   texmem_strategy_report *reports; /* TEXMEM_STRATEGY_COUNT_ entries */
 } budget;
 
-#define TEXMEM__DEFAULT_BUDGET_MS 2000.0
 
 static size_t quadratic_max_n(texmem_strategy s) {
   switch (s) {
@@ -553,13 +565,62 @@ static texmem_status choose_linear_width(const texmem__problem *nat,
   return TEXMEM_STATUS_OK;
 }
 
-texmem_status texmem_plan_create(const texmem_record *records, size_t count,
-                                 unsigned dims, const texmem_plan_desc *desc,
-                                 texmem_plan **out, texmem_error *err) {
-  static const texmem_plan_desc zero_desc;
-  const texmem_plan_desc *d = desc ? desc : &zero_desc;
-  if (!out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "out is NULL");
-  *out = NULL;
+/* Fixed offsets: aligned, within 64 bits, and no two fixed tensors that
+ * share a task overlap (checked by offset order, each against those that
+ * start below its end). */
+typedef struct fixed_ent {
+  uint64_t off, end;
+  size_t i;
+} fixed_ent;
+
+static int cmp_fixed(const void *a, const void *b) {
+  const fixed_ent *x = a, *y = b;
+  if (x->off != y->off) return x->off < y->off ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+static texmem_status check_fixed(const texmem_record *rec, const texmem__problem *pb,
+                                 const uint64_t *fixed, texmem_error *err) {
+  size_t k = 0;
+  for (size_t i = 0; i < pb->n; i++) {
+    if (fixed[i] == TEXMEM_OFFSET_FREE) continue;
+    uint64_t e;
+    if (fixed[i] % pb->alignment)
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                          "tensor %llu (record %zu): fixed offset %llu is not a multiple of the alignment %llu",
+                          (unsigned long long)rec[i].id, i, (unsigned long long)fixed[i],
+                          (unsigned long long)pb->alignment);
+    if (texmem__add_ovf(fixed[i], texmem__align_up(pb->size[i], pb->alignment), &e))
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                          "tensor %llu (record %zu): fixed offset %llu plus its size overflows 64 bits",
+                          (unsigned long long)rec[i].id, i, (unsigned long long)fixed[i]);
+    k++;
+  }
+  fixed_ent *f = malloc((k ? k : 1) * sizeof *f);
+  if (!f) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  k = 0;
+  for (size_t i = 0; i < pb->n; i++)
+    if (fixed[i] != TEXMEM_OFFSET_FREE && pb->size[i])
+      f[k++] = (fixed_ent){fixed[i], fixed[i] + pb->size[i], i};
+  qsort(f, k, sizeof *f, cmp_fixed);
+  for (size_t a = 0; a < k; a++)
+    for (size_t b = a + 1; b < k && f[b].off < f[a].end; b++)
+      if (texmem__conflict(pb, f[a].i, f[b].i)) {
+        size_t x = f[a].i, y = f[b].i;
+        free(f);
+        return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                            "fixed tensors %llu (record %zu, offset %llu) and %llu (record %zu, offset "
+                            "%llu) share a task and overlap",
+                            (unsigned long long)rec[x].id, x, (unsigned long long)fixed[x],
+                            (unsigned long long)rec[y].id, y, (unsigned long long)fixed[y]);
+      }
+  free(f);
+  return TEXMEM_STATUS_OK;
+}
+
+/* Every check of the arguments and the desc, apart from the work. */
+static texmem_status check_args(const texmem_record *records, size_t count, unsigned dims,
+                                const texmem_plan_desc *d, texmem_error *err) {
   if (count && !records)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "records is NULL with count %zu", count);
   if (dims < 1 || dims > 3)
@@ -581,12 +642,27 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
     return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "linear width %llu exceeds the width limit %llu",
                         (unsigned long long)d->linear_width, (unsigned long long)d->max_dims[0]);
 
+  if (d->fixed_offsets && (d->kind != TEXMEM_PLAN_OFFSETS || d->layout != TEXMEM_LAYOUT_NATURAL))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "fixed_offsets applies to natural offsets plans only");
   if (d->time_budget_ms < 0 || d->time_budget_ms != d->time_budget_ms)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "time_budget_ms must be >= 0");
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_plan_create(const texmem_record *records, size_t count,
+                                 unsigned dims, const texmem_plan_desc *desc,
+                                 texmem_plan **out, texmem_error *err) {
+  if (!out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "out is NULL");
+  *out = NULL;
+  const texmem_plan_desc dd = texmem__plan_desc_defaults(desc);
+  const texmem_plan_desc *d = &dd;
+  texmem_status st0 = check_args(records, count, dims, desc ? desc : d, err);
+  if (st0) return st0;
   /* Reports live here until the plan exists (it is allocated last). */
   texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
   memset(reports, 0, sizeof reports);
-  budget bg = {now_ms(), d->time_budget_ms > 0 ? d->time_budget_ms : TEXMEM__DEFAULT_BUDGET_MS, 0,
+  budget bg = {now_ms(), d->time_budget_ms, 0,
                reports};
 
   texmem__problem nat;
@@ -596,10 +672,19 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
     memset(init_d.max_dims, 0, sizeof init_d.max_dims);
   texmem_status st = texmem__problem_init(records, count, dims, &init_d, &nat, err);
   if (st) return st;
+  if (d->fixed_offsets) {
+    st = check_fixed(records, &nat, d->fixed_offsets, err);
+    if (st) {
+      texmem__problem_free(&nat);
+      return st;
+    }
+    nat.fixed = d->fixed_offsets;
+  }
 
   texmem_plan *p = NULL;
   texmem_strategy chosen = d->strategy;
   if (d->kind == TEXMEM_PLAN_OFFSETS && d->layout == TEXMEM_LAYOUT_LINEAR) {
+    nat.budget = 0; /* the arena's rows are not the budget's unit */
     st = texmem__arena_plan(records, &nat, d, &p, &chosen, err); /* arena.c */
   } else if (d->kind == TEXMEM_PLAN_OFFSETS) {
     uint64_t *off = calloc(count ? count : 1, sizeof *off);
@@ -631,6 +716,11 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
       /* A result meeting the bound is optimal whoever found it. */
       p->optimal = optimal || t <= bound;
       p->bound = bound;
+      if (d->fixed_offsets) {
+        p->fixed = malloc((count ? count : 1) * sizeof *p->fixed);
+        if (!p->fixed) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+        else memcpy(p->fixed, d->fixed_offsets, count * sizeof *p->fixed);
+      }
     }
     free(off);
   } else {
@@ -697,7 +787,8 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
   p->strategy = chosen;
   p->layout = d->layout;
   p->dims = dims;
-  p->alignment = d->alignment ? d->alignment : 1;
+  p->budget = d->budget;
+  p->alignment = d->alignment;
   memcpy(p->max_dims, d->max_dims, sizeof p->max_dims);
   memcpy(p->reports, reports, sizeof reports);
   st = texmem_plan_validate(records, count, dims, p, err);
@@ -735,6 +826,11 @@ uint64_t texmem_plan_tensor_offset(const texmem_plan *p, size_t t) {
 uint64_t texmem_plan_linear_width(const texmem_plan *p) { return p->linear_width; }
 bool texmem_plan_is_optimal(const texmem_plan *p) { return p->optimal; }
 uint64_t texmem_plan_bound(const texmem_plan *p) { return p->bound; }
+texmem_fit texmem_plan_fits(const texmem_plan *p) {
+  if (!p->budget) return TEXMEM_FIT_NO_BUDGET;
+  if (p->total <= p->budget) return TEXMEM_FIT_FITS;
+  return p->bound > p->budget ? TEXMEM_FIT_DOES_NOT_FIT : TEXMEM_FIT_UNKNOWN;
+}
 
 texmem_strategy_report texmem_plan_strategy_report(const texmem_plan *p, texmem_strategy s) {
   texmem_strategy_report r;

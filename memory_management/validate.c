@@ -294,6 +294,11 @@ texmem_status texmem_plan_validate(const texmem_record *records, size_t count,
     if (records[i].last_task < records[i].first_task)
       return texmem__fail(err, TEXMEM_STATUS_BAD_RECORDS, "record %zu: last_task < first_task", i);
   if (p->kind == TEXMEM_PLAN_OBJECTS) return validate_objects(records, count, dims, p, err);
+  for (size_t i = 0; p->fixed && i < count; i++)
+    if (p->fixed[i] != TEXMEM_OFFSET_FREE && p->offset[i] != p->fixed[i])
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "tensor %zu: offset %llu, but it is fixed at %llu", i,
+                          (unsigned long long)p->offset[i], (unsigned long long)p->fixed[i]);
   if (p->layout == TEXMEM_LAYOUT_LINEAR) return validate_arena(records, count, dims, p, err);
   return validate_offsets(records, count, dims, p, err);
 }

@@ -373,6 +373,29 @@ static size_t check_json(const char *text, size_t nrec, unsigned dims, unsigned 
     cr_assert_eq(strncmp(p.s, "true", 4), 0);
     p.s += 4;
     lit(&p, ',');
+    if (!strcmp(kind, "offsets")) { /* the proof status: optimal, bound <= total */
+      expect_key(&p, "optimal");
+      ws(&p);
+      bool opt = !strncmp(p.s, "true", 4);
+      cr_assert(opt || !strncmp(p.s, "false", 5), "optimal: %.10s", p.s);
+      p.s += opt ? 4 : 5;
+      lit(&p, ',');
+      expect_key(&p, "bound");
+      double bound = jnum(&p);
+      cr_assert_leq(bound, total);
+      cr_assert_geq(bound, max_live);
+      if (opt) cr_assert_eq(bound, total);
+      lit(&p, ',');
+    }
+    ws(&p);
+    if (!strncmp(p.s, "\"fits\"", 6)) { /* --budget */
+      expect_key(&p, "fits");
+      ws(&p);
+      cr_assert(!strncmp(p.s, "true", 4) || !strncmp(p.s, "false", 5) || !strncmp(p.s, "null", 4),
+                "fits: %.10s", p.s);
+      p.s += *p.s == 'f' ? 5 : 4;
+      lit(&p, ',');
+    }
     if (s == TEXMEM_STRATEGY_BEST) { /* the strategies best skipped for its budget */
       expect_key(&p, "skipped");
       lit(&p, '[');
@@ -578,6 +601,37 @@ Test(cli_plan, time_budget_flag) {
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     r = run_plan("--records", tmp_path("many.txt"), "--time-budget-ms", bad[i], NULL);
     cr_expect_eq(r.code, 2, "--time-budget-ms '%s'", bad[i]);
+    result_free(&r);
+  }
+}
+
+Test(cli_plan, budget_exit_codes) {
+  /* max_live 270, met by a plan: 270 fits, 269 is proven not to. */
+  write_file("budget.txt", "0 0 3 100\n1 2 5 100\n2 4 6 50\n3 1 2 70\n");
+  result r = run_plan("--records", tmp_path("budget.txt"), "--budget", "270", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "budget 270: fits"), "%s", r.out);
+  cr_expect_null(strstr(r.out, "objects natural"), "--budget plans offsets only: %s", r.out);
+  result_free(&r);
+  r = run_plan("--records", tmp_path("budget.txt"), "--budget", "269", "--strategy", "exact",
+               "--json", "--node-budget", "10", "--time-budget-ms", "1000", NULL);
+  cr_assert_eq(r.code, 3, "stderr: %s", r.err);
+  cr_assert_eq(check_json(r.out, 4, 1, 1), 1);
+  cr_expect_not_null(strstr(r.out, "\"optimal\": true, \"bound\": 270, \"fits\": false"), "%s",
+                     r.out);
+  result_free(&r);
+  r = run_plan("--records", tmp_path("budget.txt"), "--budget", "300", "--json", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"fits\": true"), "%s", r.out);
+  result_free(&r);
+  /* bad input: objects, zero, not a number, a zero node budget */
+  static const char *const bad[][2] = {
+      {"--kind", "objects"}, {"--budget", "0"}, {"--budget", "x"}, {"--node-budget", "0"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    r = run_plan("--records", tmp_path("budget.txt"), "--budget", "100", bad[i][0], bad[i][1],
+                 NULL);
+    cr_expect_eq(r.code, 2, "%s %s: %d", bad[i][0], bad[i][1], r.code);
+    cr_expect_gt(strlen(r.err), 0);
     result_free(&r);
   }
 }

@@ -108,7 +108,22 @@ typedef struct texmem_plan_desc {
    * already spent; exact search gets at most the time left. The plan's
    * strategy reports say what was skipped. Named strategies always run. */
   double time_budget_ms;
+  /* Budget oracle (bytes, or the plan's total unit): "does it fit in
+   * budget?". Exact search (alone or within BEST, natural offsets plans)
+   * then only asks that question; texmem_plan_fits gives the answer.
+   * 0 = no budget. */
+  uint64_t budget;
+  /* Fixed offsets (natural offsets plans): NULL, or one entry per record:
+   * TEXMEM_OFFSET_FREE to plan the tensor, else the offset it must take
+   * (a multiple of the alignment). The others are planned around them by
+   * exact, greedy_in_order, greedy_by_breadth and greedy_by_size (and BEST
+   * over those); strip_best_fit refuses them. Fixed tensors that conflict
+   * and overlap, or a misaligned one, give INVALID_ARGUMENT naming them.
+   * Borrowed for the call; the plan keeps a copy its validator checks. */
+  const uint64_t *fixed_offsets;
 } texmem_plan_desc;
+
+#define TEXMEM_OFFSET_FREE UINT64_MAX
 
 typedef struct texmem_plan texmem_plan;
 
@@ -149,6 +164,16 @@ TEXMEM_API uint64_t texmem_plan_linear_width(const texmem_plan *p);
 TEXMEM_API bool texmem_plan_is_optimal(const texmem_plan *p);
 /* Exact search: the best lower bound known for this problem. */
 TEXMEM_API uint64_t texmem_plan_bound(const texmem_plan *p);
+
+/* The budget oracle's answer (texmem_plan_desc.budget). */
+typedef enum texmem_fit {
+  TEXMEM_FIT_NO_BUDGET = 0, /* no budget was given */
+  TEXMEM_FIT_FITS,          /* the plan's total is <= budget */
+  TEXMEM_FIT_DOES_NOT_FIT,  /* proven: texmem_plan_bound > budget (a bound,
+                               or a completed search that raised it) */
+  TEXMEM_FIT_UNKNOWN        /* neither shown within the node/time budgets */
+} texmem_fit;
+TEXMEM_API texmem_fit texmem_plan_fits(const texmem_plan *p);
 
 /* What a strategy did for a plan: for BEST, every strategy of the plan's
  * kind; otherwise the one strategy that planned it. */

@@ -12,7 +12,13 @@
 #include "texmem/status.h"
 
 /* Exit codes of every subcommand (README, "The texmem command"). */
-enum { CLI_EXIT_OK = 0, CLI_EXIT_INTERNAL = 1, CLI_EXIT_BAD_INPUT = 2 };
+enum {
+  CLI_EXIT_OK = 0,
+  CLI_EXIT_INTERNAL = 1,
+  CLI_EXIT_BAD_INPUT = 2,
+  CLI_EXIT_DOES_NOT_FIT = 3, /* --budget: proven not to fit */
+  CLI_EXIT_UNKNOWN = 4       /* --budget: neither shown within the budgets */
+};
 
 /* OK -> 0; statuses that describe the input (arguments, files, models,
  * records, limits, overflow, operators) -> 2; anything else -> 1. */

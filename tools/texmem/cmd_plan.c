@@ -36,7 +36,9 @@ typedef struct opts {
   uint64_t alignment; /* 0 = 1 */
   uint64_t max_dims[3];
   uint64_t bytes_per_texel;
-  double time_budget_ms; /* BEST's budget; 0 = the library's default */
+  double time_budget_ms; /* BEST's and exact's budget; 0 = the library's default */
+  uint64_t node_budget;  /* exact's nodes; 0 = the library's default */
+  uint64_t budget;       /* --budget: the oracle's question; 0 = none */
 } opts;
 
 static void usage(FILE *f) {
@@ -73,7 +75,12 @@ static void usage(FILE *f) {
           "                          RGBA); 1-D records are already in bytes\n"
           "  --time-budget-ms N      best's planning time per kind and layout (default\n"
           "                          2000); strategies of quadratic cost are skipped on\n"
-          "                          records too large for it, and listed as skipped\n"
+          "                          records too large for it, and listed as skipped;\n"
+          "                          also exact's search time (default 1000)\n"
+          "  --node-budget N         exact's search nodes (default 2000000)\n"
+          "  --budget N              offsets only: does the arena fit in N (bytes, or the\n"
+          "                          plan's unit)? exact then answers that question; the\n"
+          "                          exit status gives the answer (below); JSON \"fits\"\n"
           "  --json                  print JSON instead of the table\n"
           "  --svg FILE              draw the smallest plan of the first kind requested\n"
           "  --help                  this text\n"
@@ -87,7 +94,9 @@ static void usage(FILE *f) {
             ob && of ? "objects, offsets" : ob ? "objects" : of ? "offsets" : "-");
   }
   fprintf(f,
-          "\n\nexit status: 0 ok, 2 bad input (flags, records, limits, strategy), 1 internal\n");
+          "\n\nexit status: 0 ok, 2 bad input (flags, records, limits, strategy), 1 internal;\n"
+          "with --budget: 0 fits (a plan at or under it), 3 does not fit (proven: a bound\n"
+          "or a completed search above it), 4 unknown within the budgets\n");
 }
 
 static bool parse_max_dims(const char *s, uint64_t out[3]) {
@@ -130,7 +139,8 @@ static int parse_args(int argc, char **argv, opts *o) {
     static const char *const with_value[] = {"--records", "--kind", "--strategy", "--layout",
                                              "--align", "--max-dims", "--bytes-per-texel",
                                              "--svg", "--model", "--dims", "--precision",
-                                             "--input-shape", "--time-budget-ms"};
+                                             "--input-shape", "--time-budget-ms",
+                                             "--node-budget", "--budget"};
     const char *name = NULL, *val = NULL;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
       size_t l = strlen(with_value[k]);
@@ -210,6 +220,10 @@ static int parse_args(int argc, char **argv, opts *o) {
       uint64_t ms = 0;
       ok = cli_parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
       o->time_budget_ms = (double)ms;
+    } else if (!strcmp(name, "--node-budget")) {
+      ok = cli_parse_u64(val, &o->node_budget) && o->node_budget > 0;
+    } else if (!strcmp(name, "--budget")) {
+      ok = cli_parse_u64(val, &o->budget) && o->budget > 0;
     }
     if (!ok) {
       fprintf(stderr, "texmem plan: bad value '%s' for %s\n", val, name);
@@ -231,6 +245,11 @@ static int parse_args(int argc, char **argv, opts *o) {
     fprintf(stderr, "texmem plan: %s applies to --model only\n", o->model_only);
     return CLI_EXIT_BAD_INPUT;
   }
+  if (o->budget && o->kind == TEXMEM_PLAN_OBJECTS) {
+    fprintf(stderr, "texmem plan: --budget asks about the arena: it needs --kind offsets\n");
+    return CLI_EXIT_BAD_INPUT;
+  }
+  if (o->budget) o->kind = TEXMEM_PLAN_OFFSETS;
   if (!o->bpt_given && o->precision == TEXMEM_PRECISION_FP32) o->bytes_per_texel = 16;
   return -1;
 }
@@ -278,6 +297,9 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
   d.strategy = s;
   d.layout = layout;
   d.time_budget_ms = o->time_budget_ms;
+  d.exact_time_budget_ms = o->time_budget_ms;
+  d.exact_node_budget = o->node_budget;
+  d.budget = o->budget;
   d.alignment = o->alignment;
   memcpy(d.max_dims, o->max_dims, sizeof d.max_dims);
   texmem_plan *p = NULL;
@@ -400,6 +422,20 @@ static int plan_all(plan_run *run, const opts *o) {
   return -1;
 }
 
+/* --budget: fits when any offsets plan does, does not fit when any proves
+ * it (the proof holds for the problem, whoever found it), else unknown. */
+static texmem_fit plan_answer(const plan_run *run) {
+  texmem_fit a = TEXMEM_FIT_UNKNOWN;
+  for (size_t i = 0; i < run->nresults; i++) {
+    const plan_result *r = &run->results[i];
+    if (!r->plan || r->kind != TEXMEM_PLAN_OFFSETS) continue;
+    texmem_fit f = texmem_plan_fits(r->plan);
+    if (f == TEXMEM_FIT_FITS) return f;
+    if (f == TEXMEM_FIT_DOES_NOT_FIT) a = f;
+  }
+  return a;
+}
+
 static void print_ratio(FILE *f, uint64_t total, uint64_t bound) {
   if (bound) fprintf(f, " %9.3f", (double)total / (double)bound);
   else fprintf(f, " %9s", "-");
@@ -463,6 +499,25 @@ static void print_table(FILE *f, const plan_run *run) {
   }
   fprintf(f, "(* smallest total of its kind; objects are bounded by positional_max, the arena "
              "by max_live)\n");
+  for (size_t i = 0; i < run->nresults; i++) {
+    const plan_result *r = &run->results[i];
+    if (!r->plan || r->kind != TEXMEM_PLAN_OFFSETS ||
+        (r->requested != TEXMEM_STRATEGY_EXACT && r->requested != TEXMEM_STRATEGY_BEST))
+      continue;
+    if (texmem_plan_is_optimal(r->plan))
+      fprintf(f, "%s: %" PRIu64 " is optimal\n", texmem_strategy_name(r->requested),
+              texmem_plan_total(r->plan));
+    else
+      fprintf(f, "%s: %" PRIu64 ", proven lower bound %" PRIu64 "\n",
+              texmem_strategy_name(r->requested), texmem_plan_total(r->plan),
+              texmem_plan_bound(r->plan));
+  }
+  if (run->budget) {
+    texmem_fit fit = plan_answer(run);
+    fprintf(f, "budget %" PRIu64 ": %s\n", run->budget,
+            fit == TEXMEM_FIT_FITS ? "fits" : fit == TEXMEM_FIT_DOES_NOT_FIT ? "does not fit (proven)"
+                                                                           : "unknown");
+  }
 }
 
 /* The plan to draw: the smallest of the first kind requested. */
@@ -539,6 +594,7 @@ int texmem_cmd_plan(int argc, char **argv) {
     run.dims = texmem_records_dims(recs);
   }
   run.bytes_per_texel = o.bytes_per_texel;
+  run.budget = o.budget;
   if (run.n && (run.dims < 1 || run.dims > 3)) {
     fprintf(stderr, "texmem plan: %s: records have %u dims\n", run.path, run.dims);
     texmem_records_destroy(recs);
@@ -572,6 +628,11 @@ int texmem_cmd_plan(int argc, char **argv) {
       fprintf(stderr, "texmem plan: writing the output failed\n");
       rc = CLI_EXIT_INTERNAL;
     }
+  }
+  if (rc < 0 && o.budget) {
+    texmem_fit fit = plan_answer(&run);
+    rc = fit == TEXMEM_FIT_FITS ? CLI_EXIT_OK
+         : fit == TEXMEM_FIT_DOES_NOT_FIT ? CLI_EXIT_DOES_NOT_FIT : CLI_EXIT_UNKNOWN;
   }
   free_results(&run);
   texmem_records_destroy(recs);

@@ -37,6 +37,14 @@ bool texmem_plan_write_json(FILE *f, const plan_run *run) {
     }
     fprintf(f, ", \"total\": %" PRIu64 ", \"objects\": %zu, \"time_us\": %.1f, \"valid\": true",
             texmem_plan_total(p), texmem_plan_object_count(p), r->time_us);
+    if (r->kind == TEXMEM_PLAN_OFFSETS)
+      fprintf(f, ", \"optimal\": %s, \"bound\": %" PRIu64,
+              texmem_plan_is_optimal(p) ? "true" : "false", texmem_plan_bound(p));
+    if (run->budget) {
+      texmem_fit fit = texmem_plan_fits(p);
+      fprintf(f, ", \"fits\": %s",
+              fit == TEXMEM_FIT_FITS ? "true" : fit == TEXMEM_FIT_DOES_NOT_FIT ? "false" : "null");
+    }
     if (r->requested == TEXMEM_STRATEGY_BEST) { /* what best left out for its budget */
       fprintf(f, ", \"skipped\": [");
       bool any = false;

@@ -31,6 +31,7 @@ typedef struct plan_run {
   unsigned dims;
   texmem_bounds bounds;
   uint64_t bytes_per_texel; /* textures only; 1-D sizes are bytes */
+  uint64_t budget;          /* --budget (0: none) */
   plan_result *results;
   size_t nresults;
 } plan_run;

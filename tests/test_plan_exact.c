@@ -1,0 +1,320 @@
+/* Exact offsets search and the budget oracle against brute force: proofs
+ * (optimal, bound, does-not-fit) are never wrong, fixed offsets are kept
+ * and planned around, exact is never worse than the heuristics. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "internal.h" /* to corrupt a plan for the validator */
+#include "support.h"
+
+#define MAXN 10
+
+static uint64_t al(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+static bool conflict(const texmem_record *r, size_t i, size_t j) {
+  return r[i].first_task <= r[j].last_task && r[j].first_task <= r[i].last_task &&
+         r[i].dims[0] && r[j].dims[0];
+}
+
+/* Brute force: every order of the free tensors, each at the lowest aligned
+ * offset clear of the fixed tensors and those placed before it (in a plan
+ * where no tensor can move to any lower free spot, that is where each one
+ * sits, taken in offset order). Only arenas below best are explored. */
+typedef struct bf {
+  const texmem_record *r;
+  const uint64_t *fixed; /* NULL or TEXMEM_OFFSET_FREE */
+  size_t n;
+  uint64_t a, best;
+  uint64_t off[MAXN];
+  bool used[MAXN];
+} bf;
+
+static uint64_t lowest_fit(const bf *b, size_t i) {
+  uint64_t o = 0, need = al(b->r[i].dims[0], b->a);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (size_t j = 0; j < b->n; j++)
+      if (b->used[j] && conflict(b->r, i, j) && o < b->off[j] + al(b->r[j].dims[0], b->a) &&
+          b->off[j] < o + need) {
+        o = b->off[j] + al(b->r[j].dims[0], b->a);
+        moved = true;
+      }
+  }
+  return o;
+}
+
+/* Two consecutive tensors that do not conflict get the same offsets in
+ * either order, so only the one with the lower index first is tried. */
+static void bf_rec(bf *b, size_t left, uint64_t top, size_t prev) {
+  if (top >= b->best) return;
+  if (left == 0) {
+    b->best = top;
+    return;
+  }
+  for (size_t i = 0; i < b->n; i++) {
+    if (b->used[i]) continue;
+    if (prev < b->n && i < prev && !conflict(b->r, i, prev)) continue;
+    uint64_t o = lowest_fit(b, i);
+    b->used[i] = true;
+    b->off[i] = o;
+    uint64_t t = o + b->r[i].dims[0];
+    bf_rec(b, left - 1, t > top ? t : top, i);
+    b->used[i] = false;
+  }
+}
+
+/* The smallest arena below limit, or limit if there is none. */
+static uint64_t brute(const texmem_record *r, size_t n, uint64_t a, const uint64_t *fixed,
+                      uint64_t limit) {
+  bf b = {.r = r, .fixed = fixed, .n = n, .a = a, .best = limit};
+  uint64_t top = 0;
+  size_t left = n;
+  for (size_t i = 0; fixed && i < n; i++)
+    if (fixed[i] != TEXMEM_OFFSET_FREE) {
+      b.used[i] = true;
+      b.off[i] = fixed[i];
+      if (fixed[i] + r[i].dims[0] > top) top = fixed[i] + r[i].dims[0];
+      left--;
+    }
+  bf_rec(&b, left, top, SIZE_MAX);
+  return b.best;
+}
+
+static size_t random_case(texmem_record *r, size_t maxn, uint64_t *rng) {
+  size_t n = 1 + (size_t)(tt_rand(rng) % maxn);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t f = tt_rand(rng) % 8, len = tt_rand(rng) % 4;
+    uint64_t s = tt_rand(rng) % 12 == 0 ? 0 : 1 + tt_rand(rng) % 40;
+    r[i] = (texmem_record){i, {s, 1, 1}, f, f + len};
+  }
+  return n;
+}
+
+static texmem_plan_desc exact_desc(uint64_t align, uint64_t nodes) {
+  texmem_plan_desc d;
+  memset(&d, 0, sizeof d);
+  d.kind = TEXMEM_PLAN_OFFSETS;
+  d.strategy = TEXMEM_STRATEGY_EXACT;
+  d.alignment = align;
+  d.exact_node_budget = nodes;
+  d.exact_time_budget_ms = 60000; /* the node budget decides, not the clock */
+  return d;
+}
+
+static const uint64_t aligns[] = {1, 1, 1, 4, 16};
+
+/* Thousands of small cases, many cut short by a small node budget: a claim
+ * of optimality is always right, and the bound never passes the optimum. */
+Test(exact, proofs_never_wrong_vs_brute_force) {
+  uint64_t rng = 99;
+  int proven = 0, unproven = 0;
+  for (int iter = 0; iter < 2000; iter++) {
+    texmem_record r[MAXN];
+    size_t n = random_case(r, MAXN, &rng);
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    uint64_t nodes = 1 + tt_rand(&rng) % 40;
+    texmem_plan *p = tt_plan(r, n, 1, exact_desc(a, nodes));
+    uint64_t t = texmem_plan_total(p), b = texmem_plan_bound(p);
+    uint64_t opt = brute(r, n, a, NULL, t); /* t when nothing is smaller */
+    cr_assert_leq(b, opt, "iter %d: bound %llu above the optimum %llu", iter,
+                  (unsigned long long)b, (unsigned long long)opt);
+    if (texmem_plan_is_optimal(p)) {
+      cr_assert_eq(opt, t, "iter %d: claimed optimal %llu, brute force %llu", iter,
+                   (unsigned long long)t, (unsigned long long)opt);
+      cr_assert_eq(b, t, "iter %d", iter);
+      proven++;
+    } else {
+      unproven++;
+    }
+    texmem_plan_destroy(p);
+  }
+  cr_expect_gt(proven, 0);
+  cr_expect_gt(unproven, 0, "the node budgets should cut some searches short");
+}
+
+/* With a generous budget exact is optimal on every small case. */
+Test(exact, optimal_with_enough_nodes) {
+  uint64_t rng = 7;
+  for (int iter = 0; iter < 500; iter++) {
+    texmem_record r[MAXN];
+    size_t n = random_case(r, 8, &rng);
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    texmem_plan *p = tt_plan(r, n, 1, exact_desc(a, 10000000));
+    uint64_t t = texmem_plan_total(p);
+    cr_assert(texmem_plan_is_optimal(p), "iter %d", iter);
+    cr_assert_eq(brute(r, n, a, NULL, t), t, "iter %d", iter);
+    texmem_plan_destroy(p);
+  }
+}
+
+/* Budget oracle: FITS comes with a plan within budget, DOES_NOT_FIT only
+ * when nothing fits, and small cases are always answered. */
+Test(exact, budget_answers_vs_brute_force) {
+  uint64_t rng = 2024;
+  int fits = 0, no = 0;
+  for (int iter = 0; iter < 1500; iter++) {
+    texmem_record r[MAXN];
+    size_t n = random_case(r, 8, &rng);
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    uint64_t opt = brute(r, n, a, NULL, UINT64_MAX);
+    if (opt == 0) continue;
+    uint64_t budget = opt + 6 > 12 ? opt + 6 - tt_rand(&rng) % 12 : 1 + tt_rand(&rng) % (opt + 6);
+    texmem_plan_desc d = exact_desc(a, 10000000);
+    d.budget = budget;
+    bool best = tt_rand(&rng) % 3 == 0; /* BEST passes the budget to exact too */
+    if (best) d.strategy = TEXMEM_STRATEGY_BEST;
+    texmem_plan *p = tt_plan(r, n, 1, d);
+    texmem_fit f = texmem_plan_fits(p);
+    if (opt <= budget) {
+      cr_assert_eq(f, TEXMEM_FIT_FITS, "iter %d: optimum %llu, budget %llu, answer %d", iter,
+                   (unsigned long long)opt, (unsigned long long)budget, (int)f);
+      cr_assert_leq(texmem_plan_total(p), budget);
+      fits++;
+    } else {
+      cr_assert_eq(f, TEXMEM_FIT_DOES_NOT_FIT, "iter %d: optimum %llu, budget %llu, answer %d",
+                   iter, (unsigned long long)opt, (unsigned long long)budget, (int)f);
+      cr_assert_gt(texmem_plan_bound(p), budget);
+      no++;
+    }
+    texmem_plan_destroy(p);
+  }
+  cr_expect_gt(fits, 0);
+  cr_expect_gt(no, 0);
+}
+
+Test(exact, budget_unknown_and_no_budget) {
+  /* No budget: NO_BUDGET. */
+  texmem_record r[] = {{0, {10, 1, 1}, 0, 1}, {1, {10, 1, 1}, 1, 2}};
+  texmem_plan *p = tt_plan(r, 2, 1, exact_desc(1, 0));
+  cr_expect_eq(texmem_plan_fits(p), TEXMEM_FIT_NO_BUDGET);
+  texmem_plan_destroy(p);
+  /* A hard case with one node: the answer is honest (fits with a plan,
+   * or unknown when the bound does not settle it). */
+  uint64_t rng = 5;
+  texmem_record h[60];
+  for (size_t i = 0; i < 60; i++) {
+    uint64_t f = tt_rand(&rng) % 40, len = tt_rand(&rng) % 8;
+    h[i] = (texmem_record){i, {1 + tt_rand(&rng) % 100, 1, 1}, f, f + len};
+  }
+  texmem_bounds b;
+  cr_assert_eq(texmem_lower_bounds(h, 60, 1, &b, NULL), TEXMEM_STATUS_OK);
+  texmem_plan_desc d = exact_desc(1, 1);
+  d.budget = b.max_live;
+  p = tt_plan(h, 60, 1, d);
+  texmem_fit f = texmem_plan_fits(p);
+  if (f == TEXMEM_FIT_FITS) cr_expect_leq(texmem_plan_total(p), b.max_live);
+  else cr_expect_eq(f, TEXMEM_FIT_UNKNOWN);
+  texmem_plan_destroy(p);
+}
+
+/* Fixed offsets: kept by every strategy that takes them, the rest planned
+ * around them (exact optimally, checked by brute force), and the plan
+ * validated with them. */
+Test(exact, fixed_offsets_respected_and_optimal) {
+  uint64_t rng = 31337;
+  static const texmem_strategy ss[] = {TEXMEM_STRATEGY_EXACT, TEXMEM_STRATEGY_GREEDY_BY_SIZE,
+                                       TEXMEM_STRATEGY_GREEDY_IN_ORDER,
+                                       TEXMEM_STRATEGY_GREEDY_BY_BREADTH, TEXMEM_STRATEGY_BEST};
+  for (int iter = 0; iter < 600; iter++) {
+    texmem_record r[MAXN];
+    size_t n = random_case(r, 8, &rng);
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    /* Fixed offsets taken from a valid plan, some of them moved up. */
+    texmem_plan *g = tt_plan(r, n, 1, exact_desc(a, 1));
+    uint64_t fixed[MAXN];
+    for (size_t i = 0; i < n; i++) {
+      fixed[i] = TEXMEM_OFFSET_FREE;
+      if (tt_rand(&rng) % 3 == 0) fixed[i] = texmem_plan_tensor_offset(g, i);
+    }
+    texmem_plan_destroy(g);
+    uint64_t opt = brute(r, n, a, fixed, UINT64_MAX);
+    for (size_t k = 0; k < sizeof ss / sizeof ss[0]; k++) {
+      texmem_plan_desc d = exact_desc(a, 10000000);
+      d.strategy = ss[k];
+      d.fixed_offsets = fixed;
+      texmem_plan *p = tt_plan(r, n, 1, d);
+      for (size_t i = 0; i < n; i++)
+        if (fixed[i] != TEXMEM_OFFSET_FREE)
+          cr_assert_eq(texmem_plan_tensor_offset(p, i), fixed[i], "iter %d %s tensor %zu", iter,
+                       texmem_strategy_name(ss[k]), i);
+      cr_assert_eq(texmem_plan_validate(r, n, 1, p, NULL), TEXMEM_STATUS_OK);
+      cr_assert_geq(texmem_plan_total(p), opt);
+      if (ss[k] == TEXMEM_STRATEGY_EXACT || ss[k] == TEXMEM_STRATEGY_BEST) {
+        cr_assert_eq(texmem_plan_total(p), opt, "iter %d %s: %llu, brute force %llu", iter,
+                     texmem_strategy_name(ss[k]), (unsigned long long)texmem_plan_total(p),
+                     (unsigned long long)opt);
+        cr_assert(texmem_plan_is_optimal(p));
+      }
+      texmem_plan_destroy(p);
+    }
+  }
+}
+
+Test(exact, fixed_offsets_bad_input) {
+  texmem_record r[] = {{7, {10, 1, 1}, 0, 2}, {8, {10, 1, 1}, 1, 3}, {9, {10, 1, 1}, 5, 6}};
+  texmem_plan_desc d = exact_desc(4, 0);
+  texmem_plan *p = NULL;
+  texmem_error e;
+  /* two fixed tensors that share task 1 and overlap at [4, 10) */
+  uint64_t clash[] = {0, 4, TEXMEM_OFFSET_FREE};
+  d.fixed_offsets = clash;
+  cr_assert_eq(texmem_plan_create(r, 3, 1, &d, &p, &e), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_expect_null(p);
+  cr_expect(strstr(e.message, "tensors 7") && strstr(e.message, "and 8"), "%s", e.message);
+  /* the same offsets without a shared task are fine */
+  uint64_t ok[] = {0, TEXMEM_OFFSET_FREE, 0};
+  d.fixed_offsets = ok;
+  cr_assert_eq(texmem_plan_create(r, 3, 1, &d, &p, &e), TEXMEM_STATUS_OK, "%s", e.message);
+  cr_expect_eq(texmem_plan_tensor_offset(p, 2), 0);
+  cr_expect_eq(texmem_plan_total(p), 22);
+  /* the validator checks that fixed tensors stayed put */
+  p->offset[0] = 12;
+  p->offset[1] = 0;
+  cr_expect_eq(texmem_plan_validate(r, 3, 1, p, NULL), TEXMEM_STATUS_INVALID_PLAN);
+  texmem_plan_destroy(p);
+  /* misaligned */
+  uint64_t mis[] = {2, TEXMEM_OFFSET_FREE, TEXMEM_OFFSET_FREE};
+  d.fixed_offsets = mis;
+  cr_assert_eq(texmem_plan_create(r, 3, 1, &d, &p, &e), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_expect(strstr(e.message, "tensor 7") && strstr(e.message, "alignment"), "%s", e.message);
+  /* strip_best_fit refuses, named; objects plans refuse */
+  d.fixed_offsets = ok;
+  d.strategy = TEXMEM_STRATEGY_STRIP_BEST_FIT;
+  cr_assert_eq(texmem_plan_create(r, 3, 1, &d, &p, &e), TEXMEM_STATUS_UNSUPPORTED);
+  d.strategy = TEXMEM_STRATEGY_BEST;
+  d.kind = TEXMEM_PLAN_OBJECTS;
+  cr_assert_eq(texmem_plan_create(r, 3, 1, &d, &p, &e), TEXMEM_STATUS_INVALID_ARGUMENT);
+}
+
+/* exact starts from the best heuristic, so it is never worse than any, and
+ * BEST runs it. */
+Test(exact, never_worse_than_heuristics_and_in_best) {
+  uint64_t rng = 4711;
+  static const texmem_strategy hs[] = {TEXMEM_STRATEGY_GREEDY_BY_SIZE,
+                                       TEXMEM_STRATEGY_STRIP_BEST_FIT,
+                                       TEXMEM_STRATEGY_GREEDY_BY_BREADTH,
+                                       TEXMEM_STRATEGY_GREEDY_IN_ORDER};
+  for (int iter = 0; iter < 40; iter++) {
+    texmem_record r[80];
+    size_t n = 20 + (size_t)(tt_rand(&rng) % 60);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t f = tt_rand(&rng) % 50, len = tt_rand(&rng) % 10;
+      r[i] = (texmem_record){i, {1 + tt_rand(&rng) % 200, 1, 1}, f, f + len};
+    }
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    texmem_plan *p = tt_plan(r, n, 1, exact_desc(a, 1 + tt_rand(&rng) % 100));
+    for (size_t k = 0; k < sizeof hs / sizeof hs[0]; k++) {
+      texmem_plan_desc d = exact_desc(a, 0);
+      d.strategy = hs[k];
+      cr_assert_leq(texmem_plan_total(p), tt_plan_total(r, n, 1, d), "iter %d vs %s", iter,
+                    texmem_strategy_name(hs[k]));
+    }
+    texmem_plan_destroy(p);
+    texmem_plan_desc d = exact_desc(a, 1000);
+    d.strategy = TEXMEM_STRATEGY_BEST;
+    p = tt_plan(r, n, 1, d);
+    cr_assert_eq(texmem_plan_strategy_report(p, TEXMEM_STRATEGY_EXACT).outcome,
+                 TEXMEM_RUN_PLANNED);
+    texmem_plan_destroy(p);
+  }
+}
