@@ -1,21 +1,31 @@
-# The installable shared library: every part's objects, only TEXMEM_API
-# symbols exported. Internal static archives stay for tests and tools.
-set(_texmem_parts texmem_planner)
-foreach(_p texmem_model texmem_gl texmem_runtime)
-  if(TARGET ${_p})
-    list(APPEND _texmem_parts ${_p})
+# The installed library, libtexmem: static or shared as BUILD_SHARED_LIBS
+# says, made of every built part's objects (the parts are OBJECT libraries;
+# the in-tree archives texmem_planner, ... stay for tests and tools). Only
+# TEXMEM_API symbols are exported from the shared library.
+set(_texmem_parts texmem_planner_objects)
+set(_texmem_skip_headers "") # the public headers of parts not built
+foreach(_p model gl runtime)
+  if(TARGET texmem_${_p}_objects)
+    list(APPEND _texmem_parts texmem_${_p}_objects)
+  else()
+    list(APPEND _texmem_skip_headers PATTERN ${_p}.h EXCLUDE)
   endif()
 endforeach()
-add_library(texmem SHARED cmake/empty.c)
+add_library(texmem cmake/empty.c)
 set_target_properties(texmem PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
-# The parts' object files, not the archives: the parts link each other
-# (texmem_gl -> texmem_planner), and an archive both whole and plain on
-# one link line is an error (twice whole: duplicate symbols).
+# $<TARGET_OBJECTS>, not target_link_libraries: a static library's private
+# object-library links would be exported and need installing.
 foreach(_p ${_texmem_parts})
   target_sources(texmem PRIVATE $<TARGET_OBJECTS:${_p}>)
 endforeach()
-find_library(TEXMEM_LIBM_SHARED m)
-target_link_libraries(texmem PRIVATE ${CMAKE_DL_LIBS} $<$<BOOL:${TEXMEM_LIBM_SHARED}>:${TEXMEM_LIBM_SHARED}>)
+# What the objects call outside libc: the GL backend dlopens EGL/GLES, so
+# only libdl (and libm) are linked. A static libtexmem exports these as
+# link-only dependencies; texmem.pc lists them in Libs.private.
+set(_texmem_deps ${TEXMEM_MATH_LIB})
+if(TARGET texmem_gl_objects)
+  list(APPEND _texmem_deps ${CMAKE_DL_LIBS})
+endif()
+target_link_libraries(texmem PRIVATE ${_texmem_deps})
 target_include_directories(texmem INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 add_library(texmem::texmem ALIAS texmem)
@@ -23,7 +33,9 @@ add_library(texmem::texmem ALIAS texmem)
 install(TARGETS texmem EXPORT texmemTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY include/texmem DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Only the headers of the parts built.
+install(DIRECTORY include/texmem DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h" ${_texmem_skip_headers})
 install(EXPORT texmemTargets NAMESPACE texmem:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/texmem)
 include(CMakePackageConfigHelpers)
 configure_package_config_file(cmake/texmemConfig.cmake.in
@@ -32,5 +44,12 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/texmemConfigVersion
   COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/texmemConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/texmemConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/texmem)
+set(TEXMEM_PC_LIBS_PRIVATE "")
+foreach(_l ${_texmem_deps})
+  string(APPEND TEXMEM_PC_LIBS_PRIVATE " -l${_l}")
+endforeach()
+# The prefix relative to the .pc file (lib/pkgconfig or lib/<multiarch>/pkgconfig).
+file(RELATIVE_PATH TEXMEM_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
+string(REGEX REPLACE "/$" "" TEXMEM_PC_UP "${TEXMEM_PC_UP}")
 configure_file(cmake/texmem.pc.in ${CMAKE_CURRENT_BINARY_DIR}/texmem.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/texmem.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

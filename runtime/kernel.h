@@ -44,6 +44,11 @@ typedef struct texmem__kernel {
   size_t n_buffers;
   texmem_gl_uniform uniforms[TEXMEM__KERNEL_MAX_UNIFORMS]; /* names: string literals */
   size_t n_uniforms;
+  /* The first uniform that did not fit (NULL: all fit); the runtime turns
+   * it into a status, so the setters stay void and never abort. The value
+   * goes to `spill`, never read. */
+  const char *uniform_overflow;
+  texmem_gl_uniform spill;
   uint32_t groups[3]; /* 0,0,0 = cover outputs[0] with the program's local size */
   /* Operators one program cannot do at once (a CONCATENATION of more
    * inputs than a program binds): the runtime zeroes the kernel, sets
@@ -72,7 +77,8 @@ texmem_status texmem__kernel_program(texmem__kernel_env *env, const char *shader
  * zeros); owned by the runtime, counted in weights_bytes. */
 texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats,
                                     size_t count, texmem_gl_buffer *out, texmem_error *err);
-/* Adds a uniform to k (asserts room: at most TEXMEM__KERNEL_MAX_UNIFORMS). */
+/* Adds a uniform to k; past TEXMEM__KERNEL_MAX_UNIFORMS it names the
+ * uniform in k->uniform_overflow instead (the runtime fails the op). */
 void texmem__kernel_ivec4(texmem__kernel *k, const char *name, int32_t a, int32_t b, int32_t c,
                           int32_t d);
 void texmem__kernel_int(texmem__kernel *k, const char *name, int32_t v);

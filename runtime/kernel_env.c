@@ -199,15 +199,15 @@ texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats
 }
 
 /* Uniforms: names are string literals (kept by pointer). Running out of
- * room is a bug in a kernel, not an input error. */
+ * room is a bug in a kernel: the name is kept for the runtime to report
+ * and the value goes to the spill slot. */
 static texmem_gl_uniform *next_uniform(texmem__kernel *k, const char *name,
                                        texmem_gl_uniform_type t) {
-  if (k->n_uniforms >= TEXMEM__KERNEL_MAX_UNIFORMS) {
-    fprintf(stderr, "texmem: kernel uniform %s exceeds %d uniforms\n", name,
-            TEXMEM__KERNEL_MAX_UNIFORMS);
-    abort();
-  }
-  texmem_gl_uniform *u = &k->uniforms[k->n_uniforms++];
+  texmem_gl_uniform *u = &k->spill;
+  if (k->n_uniforms < TEXMEM__KERNEL_MAX_UNIFORMS)
+    u = &k->uniforms[k->n_uniforms++];
+  else if (!k->uniform_overflow)
+    k->uniform_overflow = name;
   memset(u, 0, sizeof *u);
   u->name = name;
   u->type = t;

@@ -113,6 +113,10 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
     texmem__prefix(err, "operator %zu (%s): ", k, name ? name : "?");
     return st;
   }
+  if (kn->uniform_overflow)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "operator %zu (%s): kernel sets uniform %s past the %d a kernel holds", k,
+                        name ? name : "?", kn->uniform_overflow, TEXMEM__KERNEL_MAX_UNIFORMS);
   if (kn->n_inputs > TEXMEM__KERNEL_MAX_IO || kn->n_outputs > TEXMEM__KERNEL_MAX_IO ||
       kn->n_outputs == 0)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,

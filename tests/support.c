@@ -8,6 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifdef TEXMEM_TEST_EMULATOR
+#include "cross_exec.h"
+#endif
+
 extern char **environ;
 
 texmem_plan *tt_plan(const texmem_record *rec, size_t n, unsigned dims,
@@ -74,6 +78,14 @@ int tt_spawn(const char *const *argv, const char *dir, char **out, char **err) {
   cr_assert_eq(posix_spawn_file_actions_init(&fa), 0);
   posix_spawn_file_actions_addopen(&fa, 1, opath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+#ifdef TEXMEM_TEST_EMULATOR
+  /* Cross build: the texmem command runs under the emulator too. */
+  char emu_buf[1024];
+  const char *emu_argv[128];
+  argv = tt_emulated_argv(argv[0], argv, emu_buf, sizeof emu_buf, emu_argv,
+                          sizeof emu_argv / sizeof emu_argv[0]);
+  cr_assert_not_null(argv, "too many arguments for the emulator");
+#endif
   pid_t pid;
   int rc = posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
   posix_spawn_file_actions_destroy(&fa);

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: install what is missing, then
 #   1. warnings-as-errors build, every ctest test, GL tests required (no skips);
-#   2. ASan+UBSan build, every ctest test;
-#   3. valgrind memcheck over the planner and CLI tests.
+#   2. shared and static installs, examples/consumer built against each
+#      with find_package(texmem) and with pkg-config;
+#   3. ASan+UBSan build, every ctest test;
+#   4. valgrind memcheck over the planner and CLI tests;
+#   5. aarch64: cross build, GL-free tests (and two GL ones) under qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -37,16 +40,26 @@ if [ "${ngl:-0}" -eq 0 ]; then echo "no GL tests were built or run"; exit 1; fi
 if grep -E "\[SKIP\]" build-test/ctest.log; then echo "some tests were skipped"; exit 1; fi
 passed=$(sed -n 's/.*Synthesis: Tested: [0-9]* | Passing: \([0-9]*\).*/\1/p' build-test/ctest.log | awk '{s+=$1} END {print s+0}')
 
-echo "== install, then build a client with find_package(texmem) and with pkg-config"
-prefix=$PWD/build-test/install
-rm -rf "$prefix" build-test/consumer
-cmake --install build-test --prefix "$prefix" >/dev/null
-cmake -S examples/consumer -B build-test/consumer -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build build-test/consumer >/dev/null
-LD_LIBRARY_PATH="$prefix/lib" build-test/consumer/consumer
-cc examples/consumer/consumer.c -o build-test/consumer/consumer_pc \
-  $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs texmem)
-LD_LIBRARY_PATH="$prefix/lib" build-test/consumer/consumer_pc
+echo "== install shared and static, build a client of each with find_package(texmem) and pkg-config"
+consumer() { # build dir, pkg-config flags: installs, builds and runs examples/consumer both ways
+  local prefix=$PWD/$1/install
+  rm -rf "$prefix" "$1/consumer"
+  cmake --install "$1" --prefix "$prefix" >/dev/null
+  cmake -S examples/consumer -B "$1/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+  cmake --build "$1/consumer" >/dev/null
+  LD_LIBRARY_PATH="$prefix/lib" "$1/consumer/consumer"
+  cc examples/consumer/consumer.c -o "$1/consumer/consumer_pc" \
+    $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config $2 --cflags --libs texmem)
+  LD_LIBRARY_PATH="$prefix/lib" "$1/consumer/consumer_pc"
+}
+consumer build-test ""
+# The static library alone (no tests or tools: about 1.5 min on 2 loaded cores).
+build build-static -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_SHARED_LIBS=OFF \
+  -DTEXMEM_BUILD_TESTS=OFF -DTEXMEM_BUILD_TOOLS=OFF
+consumer build-static --static
+if [ -e build-static/install/lib/libtexmem.so ] || ldd build-static/consumer/consumer | grep -q libtexmem; then
+  echo "the static build installed or linked a shared libtexmem"; exit 1
+fi
 
 echo "== ASan+UBSan build and tests"
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DTEXMEM_SANITIZE=ON
@@ -79,5 +92,7 @@ for t in build-test/tests/test_plan_core build-test/tests/test_plan_arena build-
     cat build-test/valgrind.log; echo "valgrind found errors in $t"; exit 1
   fi
 done
-echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), ASan+UBSan, valgrind"
+echo "== aarch64 cross build, tests under qemu-user (tools/aarch64.sh)"
+tools/aarch64.sh build-aarch64
+echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), static and shared installs, ASan+UBSan, valgrind, aarch64 under qemu"
 echo "texmem tests: ${passed} passed, 0 failed"
