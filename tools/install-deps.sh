@@ -2,7 +2,8 @@
 # Installs the Debian packages texmem needs, only those missing.
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config python3-glad libcriterion-dev libegl-dev libgles-dev
-      libegl-mesa0 libgl1-mesa-dri valgrind)
+      libegl-mesa0 libgl1-mesa-dri valgrind
+      clang libclang-rt-14-dev) # the fuzz targets (tools/fuzz_smoke.sh): clang 14 and its libFuzzer
 missing=()
 # npm fetches the MediaPipe models and TFLite; Node (>= 20) runs the TFLite oracle.
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)

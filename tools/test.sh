@@ -2,7 +2,8 @@
 # The whole test suite: install what is missing, then
 #   1. warnings-as-errors build, every ctest test, GL tests required (no skips);
 #   2. ASan+UBSan build, every ctest test;
-#   3. valgrind memcheck over the planner and CLI tests.
+#   3. fuzz smoke: each libFuzzer target for FUZZ_SECONDS (tools/fuzz_smoke.sh);
+#   4. valgrind memcheck over the planner and CLI tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -61,6 +62,9 @@ if grep -E "ERROR: (Leak|Address)Sanitizer|runtime error:" build-asan/ctest.log;
 fi
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
+echo "== fuzz smoke (libFuzzer, ASan+UBSan, ${FUZZ_SECONDS:-30} s per target)"
+tools/fuzz_smoke.sh build-fuzz
+
 echo "== valgrind (planner, records, CLI)"
 # Criterion runs each test in a child whose exit status it ignores, so
 # any valgrind report in the log fails the stage.
@@ -74,5 +78,5 @@ for t in build-test/tests/test_plan_core build-test/tests/test_plan_arena build-
     cat build-test/valgrind.log; echo "valgrind found errors in $t"; exit 1
   fi
 done
-echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), ASan+UBSan, valgrind"
+echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), ASan+UBSan, fuzz smoke, valgrind"
 echo "texmem tests: ${passed} passed, 0 failed"
