@@ -945,9 +945,11 @@ static texmem_status read_model(reader *r) {
 
   /* Vector lengths are bounded by the file size, so these are too. */
   texmem_status s;
+  /* The model's arrays (capacity up to twice the count), the per-tensor
+   * scratch here, in materialize and in texmem__apply_input_shapes. */
   size_t nt = tv.len ? tv.len : 1, no = ov.len ? ov.len : 1;
-  if ((s = charge(r, -1, nt * (sizeof(texmem_tensor) + sizeof(raw_tensor) + 1 + sizeof(bool)) +
-                             no * sizeof(texmem_op))))
+  if ((s = charge(r, -1, nt * (2 * sizeof(texmem_tensor) + sizeof(raw_tensor) + 1 + 2 * sizeof(bool)) +
+                             no * 2 * sizeof(texmem_op))))
     return s;
   if ((s = texmem__model_reserve_tensors(r->m, tv.len ? tv.len : 1, r->err)) ||
       (s = texmem__model_reserve_ops(r->m, ov.len ? ov.len : 1, r->err)))
