@@ -239,11 +239,13 @@ texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem
   st = layout_alloc(&L, m, err);
   if (!st) st = texmem__bounds(&rows, &b, err);
   if (!st) st = split_textures(&rows, d->strategy, maxh, w, d->time_budget_ms, b.max_live, &L, err);
-  /* Split over several textures, the smallest first texture is not always
-   * the smallest arena: BEST then also lays out every strategy's own split
-   * (as a named run would) and keeps the smallest total, so it is never
-   * above a named strategy. Bounded like choose_width's probes. */
-  if (!st && d->strategy == TEXMEM_STRATEGY_BEST && L.n_tex > 1 && n <= ARENA_PROBE_MAX) {
+  /* Under a height limit the smallest first texture is not always the
+   * smallest arena (a strategy whose plan is split can come out smaller,
+   * each texture's rows starting again at 0): BEST then also lays out every
+   * strategy's own split (as a named run would) and keeps the smallest
+   * total, so it is never above a named strategy. Bounded like
+   * choose_width's probes. */
+  if (!st && d->strategy == TEXMEM_STRATEGY_BEST && maxh && n <= ARENA_PROBE_MAX) {
     st = layout_alloc(&alt, m, err);
     for (unsigned i = 0; i < TEXMEM_STRATEGY_COUNT_ && !st; i++) {
       texmem_strategy c = (texmem_strategy)i;

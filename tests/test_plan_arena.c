@@ -281,3 +281,19 @@ Test(plan_arena, best_split_over_textures_never_above_a_strategy) {
     cr_assert_leq(best, tt_plan_total(r, 8, 3, d), "best above %s", texmem_strategy_name(d.strategy));
   }
 }
+
+/* Found by tests/fuzz/fuzz_planner: BEST's own plan fit one texture (832
+ * texels) while greedy_by_breadth's, split over two, came to 816. */
+Test(plan_arena, best_unsplit_never_above_a_split_strategy) {
+  texmem_record r[] = {{0, {6, 0, 1}, 5, 9},   {1, {5, 5, 1}, 2, 5},    {2, {21, 21, 1}, 4, 4},
+                       {3, {21, 21, 1}, 9, 11}, {4, {18, 11, 1}, 9, 10}, {5, {8, 8, 1}, 0, 2},
+                       {6, {21, 21, 1}, 2, 2}};
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                        .max_dims = {64, 64, 64}, .alignment = 16, .linear_width = 16};
+  uint64_t best = tt_plan_total(r, 7, 2, d);
+  for (int s = TEXMEM_STRATEGY_BEST + 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
+    if (!texmem_strategy_supports((texmem_strategy)s, TEXMEM_PLAN_OFFSETS)) continue;
+    d.strategy = (texmem_strategy)s;
+    cr_assert_leq(best, tt_plan_total(r, 7, 2, d), "best above %s", texmem_strategy_name(d.strategy));
+  }
+}
