@@ -245,7 +245,12 @@ texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem
    * strategy's own split (as a named run would) and keeps the smallest
    * total, so it is never above a named strategy. Bounded like
    * choose_width's probes. */
-  if (!st && d->strategy == TEXMEM_STRATEGY_BEST && maxh && n <= ARENA_PROBE_MAX) {
+  /* No plan can split when all the rows, aligned, fit one texture: then
+   * BEST's smallest single texture is already the smallest arena. */
+  uint64_t all_rows = 0;
+  for (size_t i = 0; i < n && maxh; i++)
+    all_rows = texmem__add_sat(all_rows, texmem__align_up(rows.size[i], rows.alignment));
+  if (!st && d->strategy == TEXMEM_STRATEGY_BEST && maxh && all_rows > maxh && n <= ARENA_PROBE_MAX) {
     st = layout_alloc(&alt, m, err);
     for (unsigned i = 0; i < TEXMEM_STRATEGY_COUNT_ && !st; i++) {
       texmem_strategy c = (texmem_strategy)i;
