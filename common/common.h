@@ -38,6 +38,16 @@ static inline uint64_t texmem__mul_sat(uint64_t a, uint64_t b) {
 static inline uint64_t texmem__vol_sat(const uint64_t d[3]) {
   return texmem__mul_sat(texmem__mul_sat(d[0], d[1]), d[2]);
 }
+/* Exact volume of dims[0..2]; true when it overflows. A zero dimension
+ * makes it 0 whatever the others (2^63 x 2^20 x 0 is 0 texels, not an
+ * overflow), as texmem__vol_sat says. */
+static inline bool texmem__vol_ovf(const uint64_t d[3], uint64_t *r) {
+  if (!d[0] || !d[1] || !d[2]) {
+    *r = 0;
+    return false;
+  }
+  return __builtin_mul_overflow(d[0], d[1], r) || __builtin_mul_overflow(*r, d[2], r);
+}
 static inline uint64_t texmem__max_u64(uint64_t a, uint64_t b) {
   return a > b ? a : b;
 }

@@ -119,6 +119,99 @@ static texmem_status choose_width(const texmem_record *rec, const texmem__proble
   return TEXMEM_STATUS_OK;
 }
 
+/* One arena layout: textures (each tensor's texture and base row, each
+ * texture's height in rows) and what the offsets search said of the first. */
+typedef struct layout {
+  size_t *texture_of;
+  uint64_t *base, *height; /* height: at most one texture per tensor */
+  size_t n_tex;
+  texmem_strategy chosen;
+  bool optimal;
+  uint64_t bound, total; /* bound in rows; total in texels (saturating) */
+} layout;
+
+static void layout_free(layout *L) {
+  free(L->texture_of);
+  free(L->base);
+  free(L->height);
+  memset(L, 0, sizeof *L);
+}
+
+static texmem_status layout_alloc(layout *L, size_t m, texmem_error *err) {
+  memset(L, 0, sizeof *L);
+  L->texture_of = calloc(m, sizeof *L->texture_of);
+  L->base = calloc(m, sizeof *L->base);
+  L->height = calloc(m, sizeof *L->height);
+  if (L->texture_of && L->base && L->height) return TEXMEM_STATUS_OK;
+  layout_free(L);
+  return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+}
+
+/* Plans the rows with strategy s, one offsets plan per texture on the
+ * tensors not placed yet: what lies below the height limit stays, the rest
+ * goes to the next texture. */
+static texmem_status split_textures(const texmem__problem *rows, texmem_strategy s, uint64_t maxh,
+                                    uint64_t w, double time_budget_ms, uint64_t bound0, layout *L,
+                                    texmem_error *err) {
+  size_t n = rows->n, m = n ? n : 1;
+  size_t *rest = malloc(m * sizeof *rest);
+  uint64_t *off = malloc(m * sizeof *off);
+  texmem_status st = TEXMEM_STATUS_OK;
+  if (!rest || !off) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  size_t n_rest = n;
+  for (size_t i = 0; i < n && !st; i++) rest[i] = i;
+  L->n_tex = 0;
+  L->chosen = s;
+  L->optimal = false;
+  L->bound = bound0;
+  while (!st && n_rest) {
+    texmem__problem sub;
+    st = subproblem(rows, rest, n_rest, &sub, err);
+    if (st) break;
+    uint64_t total = 0, sb = bound0;
+    bool opt = false;
+    texmem_strategy c = s;
+    st = texmem__plan_offsets(&sub, s, off, &total, &c, &opt, &sb, time_budget_ms, err);
+    texmem__problem_free(&sub);
+    if (st) break;
+    if (L->n_tex == 0) {
+      L->chosen = c;
+      L->optimal = opt;
+      if (sb > L->bound) L->bound = sb;
+    }
+    size_t keep = 0, placed = 0, t = L->n_tex;
+    L->height[t] = 0;
+    for (size_t k = 0; k < n_rest; k++) {
+      size_t i = rest[k];
+      uint64_t end = texmem__add_sat(off[k], rows->size[i]);
+      if (!maxh || end <= maxh) {
+        L->texture_of[i] = t;
+        L->base[i] = off[k];
+        L->height[t] = texmem__max_u64(L->height[t], end);
+        placed++;
+      } else {
+        rest[keep++] = i;
+      }
+    }
+    if (!placed) { /* never happens with the strategies' canonical plans */
+      size_t i = rest[0];
+      L->texture_of[i] = t;
+      L->base[i] = 0;
+      L->height[t] = rows->size[i];
+      memmove(rest, rest + 1, (n_rest - 1) * sizeof *rest);
+      keep = n_rest - 1;
+    }
+    n_rest = keep;
+    L->n_tex++;
+  }
+  L->total = 0;
+  for (size_t t = 0; t < L->n_tex; t++)
+    L->total = texmem__add_sat(L->total, texmem__mul_sat(w, L->height[t]));
+  free(rest);
+  free(off);
+  return st;
+}
+
 texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem *nat,
                                  const texmem_plan_desc *d, texmem_plan **out,
                                  texmem_strategy *chosen, texmem_error *err) {
@@ -140,97 +233,77 @@ texmem_status texmem__arena_plan(const texmem_record *rec, const texmem__problem
   }
   to_rows(&rows, nat, w);
 
-  size_t *texture_of = calloc(m, sizeof *texture_of), *rest = malloc(m * sizeof *rest);
-  uint64_t *base = calloc(m, sizeof *base), *off = malloc(m * sizeof *off);
-  uint64_t *height = calloc(m, sizeof *height); /* at most one texture per tensor */
   texmem_bounds b = {0, 0};
-  if (!texture_of || !rest || !base || !off || !height)
-    st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  layout L, alt;
+  memset(&alt, 0, sizeof alt);
+  st = layout_alloc(&L, m, err);
   if (!st) st = texmem__bounds(&rows, &b, err);
-  size_t n_rest = n, n_tex = 0;
-  for (size_t i = 0; i < n; i++) rest[i] = i;
-  bool optimal = false;
-  uint64_t bound = b.max_live;
-  /* One offsets plan per texture, on the tensors not placed yet. */
-  while (!st && n_rest) {
-    texmem__problem sub;
-    st = subproblem(&rows, rest, n_rest, &sub, err);
-    if (st) break;
-    uint64_t total = 0, sb = bound;
-    bool opt = false;
-    texmem_strategy c = d->strategy;
-    st = texmem__plan_offsets(&sub, d->strategy, off, &total, &c, &opt, &sb,
-                              d->time_budget_ms, err);
-    texmem__problem_free(&sub);
-    if (st) break;
-    if (n_tex == 0) {
-      *chosen = c;
-      optimal = opt;
-      if (sb > bound) bound = sb;
-    }
-    size_t keep = 0, placed = 0;
-    for (size_t k = 0; k < n_rest; k++) {
-      size_t i = rest[k];
-      uint64_t end = texmem__add_sat(off[k], rows.size[i]);
-      if (!maxh || end <= maxh) {
-        texture_of[i] = n_tex;
-        base[i] = off[k];
-        height[n_tex] = texmem__max_u64(height[n_tex], end);
-        placed++;
-      } else {
-        rest[keep++] = i;
+  if (!st) st = split_textures(&rows, d->strategy, maxh, w, d->time_budget_ms, b.max_live, &L, err);
+  /* Under a height limit the smallest first texture is not always the
+   * smallest arena (a strategy whose plan is split can come out smaller,
+   * each texture's rows starting again at 0): BEST then also lays out every
+   * strategy's own split (as a named run would) and keeps the smallest
+   * total, so it is never above a named strategy. Bounded like
+   * choose_width's probes. */
+  /* No plan can split when all the rows, aligned, fit one texture: then
+   * BEST's smallest single texture is already the smallest arena. */
+  uint64_t all_rows = 0;
+  for (size_t i = 0; i < n && maxh; i++)
+    all_rows = texmem__add_sat(all_rows, texmem__align_up(rows.size[i], rows.alignment));
+  if (!st && d->strategy == TEXMEM_STRATEGY_BEST && maxh && all_rows > maxh && n <= ARENA_PROBE_MAX) {
+    st = layout_alloc(&alt, m, err);
+    for (unsigned i = 0; i < TEXMEM_STRATEGY_COUNT_ && !st; i++) {
+      texmem_strategy c = (texmem_strategy)i;
+      if (c == TEXMEM_STRATEGY_BEST || !texmem_strategy_supports(c, TEXMEM_PLAN_OFFSETS)) continue;
+      texmem_error e;
+      texmem_status cs = split_textures(&rows, c, maxh, w, d->time_budget_ms, b.max_live, &alt, &e);
+      if (cs == TEXMEM_STATUS_OUT_OF_MEMORY) {
+        st = cs;
+        if (err) *err = e;
+      } else if (!cs && alt.total < L.total) {
+        layout tmp = L;
+        L = alt;
+        alt = tmp;
       }
     }
-    if (!placed) { /* never happens with the strategies' canonical plans */
-      size_t i = rest[0];
-      texture_of[i] = n_tex;
-      base[i] = 0;
-      height[n_tex] = rows.size[i];
-      memmove(rest, rest + 1, (n_rest - 1) * sizeof *rest);
-      keep = n_rest - 1;
-    }
-    n_rest = keep;
-    n_tex++;
   }
+  layout_free(&alt);
 
   texmem_plan *p = NULL;
   if (!st) {
     p = calloc(1, sizeof *p);
     if (p) {
-      p->object_dims = calloc(n_tex ? n_tex : 1, sizeof *p->object_dims);
-      p->object_size = calloc(n_tex ? n_tex : 1, sizeof *p->object_size);
-      p->object_of = texture_of;
-      p->offset = base;
-      texture_of = NULL;
-      base = NULL;
+      p->object_dims = calloc(L.n_tex ? L.n_tex : 1, sizeof *p->object_dims);
+      p->object_size = calloc(L.n_tex ? L.n_tex : 1, sizeof *p->object_size);
+      p->object_of = L.texture_of;
+      p->offset = L.base;
+      L.texture_of = NULL;
+      L.base = NULL;
     }
     if (!p || !p->object_dims || !p->object_size)
       st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
   if (!st) {
+    *chosen = L.chosen;
     p->n_tensors = n;
-    p->n_objects = n_tex;
+    p->n_objects = L.n_tex;
     p->linear_width = w;
     uint64_t t = 0;
-    for (size_t o = 0; o < n_tex && !st; o++) {
+    for (size_t o = 0; o < L.n_tex && !st; o++) {
       uint64_t v;
       p->object_dims[o][0] = w;
-      p->object_dims[o][1] = height[o];
+      p->object_dims[o][1] = L.height[o];
       p->object_dims[o][2] = 1;
-      if (texmem__mul_ovf(w, height[o], &v) || texmem__add_ovf(t, v, &t))
+      if (texmem__mul_ovf(w, L.height[o], &v) || texmem__add_ovf(t, v, &t))
         st = texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "arena texture %zu: size overflows", o);
       p->object_size[o] = v;
     }
     p->total = t;
     /* In texels, like the total; a single texture meeting it is optimal. */
-    p->bound = texmem__mul_sat(bound, w);
-    p->optimal = n_tex <= 1 && (optimal || t <= p->bound);
+    p->bound = texmem__mul_sat(L.bound, w);
+    p->optimal = L.n_tex <= 1 && (L.optimal || t <= p->bound);
   }
-  free(texture_of);
-  free(rest);
-  free(base);
-  free(off);
-  free(height);
+  layout_free(&L);
   texmem__problem_free(&rows);
   if (st) {
     texmem_plan_destroy(p);

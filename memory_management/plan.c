@@ -164,8 +164,7 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
     }
     if (st) break;
     uint64_t vol;
-    if (texmem__mul_ovf(pb->dims[i][0], pb->dims[i][1], &vol) ||
-        texmem__mul_ovf(vol, pb->dims[i][2], &vol) ||
+    if (texmem__vol_ovf(pb->dims[i], &vol) ||
         texmem__add_ovf(sum, texmem__align_up(vol, pb->alignment), &sum) ||
         texmem__align_up(vol, pb->alignment) == UINT64_MAX) {
       st = texmem__fail(err, TEXMEM_STATUS_OVERFLOW,
@@ -766,8 +765,7 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
           p->object_dims[o][0] = w;
           p->object_dims[o][2] = 1;
         }
-        if (texmem__mul_ovf(p->object_dims[o][0], p->object_dims[o][1], &v) ||
-            texmem__mul_ovf(v, p->object_dims[o][2], &v) || texmem__add_ovf(t, v, &t))
+        if (texmem__vol_ovf(p->object_dims[o], &v) || texmem__add_ovf(t, v, &t))
           st = texmem__fail(err, TEXMEM_STATUS_OVERFLOW,
                             "object %zu: total texture size overflows 64 bits", o);
         p->object_size[o] = v;

@@ -34,9 +34,9 @@ static texmem_status validate_objects(const texmem_record *rec, size_t n,
                             "object %zu: dimension %d is %llu, over the limit %llu", o, k,
                             (unsigned long long)p->object_dims[o][k],
                             (unsigned long long)p->max_dims[k]);
-      if (texmem__mul_ovf(v, p->object_dims[o][k], &v))
-        return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "object %zu: size overflows", o);
     }
+    if (texmem__vol_ovf(p->object_dims[o], &v))
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "object %zu: size overflows", o);
     if (v != p->object_size[o])
       return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
                           "object %zu: size %llu is not the product of its dims (%llu)", o,

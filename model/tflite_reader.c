@@ -16,6 +16,11 @@
 #define MAX_ELEMENTS (1ull << 40)
 /* Ranks above TEXMEM_MAX_RANK are read up to this and collapsed. */
 #define MAX_FILE_RANK 16
+/* Default load budget: LOAD_BUDGET_FACTOR x file size + LOAD_BUDGET_SLACK.
+ * Real models need about 3 x (fp16 weights converted to fp32, constants
+ * copied); the slack covers the tables of small files. */
+#define LOAD_BUDGET_FACTOR 8
+#define LOAD_BUDGET_SLACK ((size_t)16 << 20)
 
 typedef struct raw_tensor {
   const uint8_t *data; /* buffer bytes inside the file, NULL if none */
@@ -31,9 +36,28 @@ typedef struct reader {
   raw_tensor *raw;
   uint8_t *dynamic; /* per tensor: bit d = dimension d is -1 in shape_signature */
   texmem__fb_vec codes, buffers;
-  size_t max_alloc; /* cap for any allocation derived from file contents */
+  size_t budget, used; /* load budget and bytes allocated so far (cumulative) */
   const texmem_model_load_desc *desc;
 } reader;
+
+/* Counts `bytes` about to be allocated for tensor `ti` (-1: tables) against
+ * the load budget; past it, BAD_MODEL naming the tensor. */
+static texmem_status charge(reader *r, int32_t ti, size_t bytes) {
+  if (bytes <= r->budget - r->used) {
+    r->used += bytes;
+    return TEXMEM_STATUS_OK;
+  }
+  if (ti < 0)
+    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
+                        "model tables need %zu bytes, past the load budget of %zu bytes (%zu used; "
+                        "texmem_model_load_desc.max_load_bytes)",
+                        bytes, r->budget, r->used);
+  const texmem_tensor *t = (size_t)ti < r->m->n_tensors ? &r->m->tensors[ti] : NULL;
+  return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
+                      "tensor %d ('%s'): its data needs %zu bytes, past the load budget of %zu bytes "
+                      "(%zu used; texmem_model_load_desc.max_load_bytes)",
+                      (int)ti, t ? t->name : "", bytes, r->budget, r->used);
+}
 
 #define FB(call, ...) TEXMEM__FB_TRY(r->err, call, __VA_ARGS__)
 
@@ -182,7 +206,11 @@ static texmem_status read_tensor(reader *r, const texmem__fb_vec *tv, uint32_t i
   }
   if (rank != shape.len) mt->flags |= TEXMEM_TENSOR_COLLAPSED;
   r->m->n_tensors = i + 1;
+  /* The name as C reads it: up to its first NUL. One that starts with NUL
+   * is "" (static, as for no name: the model frees only non-empty names). */
+  name_len = strlen(name);
   if (name_len) {
+    if ((s = charge(r, (int32_t)i, name_len + 1))) return s;
     char *copy = malloc(name_len + 1);
     if (!copy) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for tensor names");
     memcpy(copy, name, name_len + 1);
@@ -196,6 +224,8 @@ static texmem_status read_io(reader *r, const texmem__fb_table *sg, unsigned id,
   texmem__fb_vec v;
   FB(texmem__fb_vec_field(sg, id, 4, &v), "subgraph 0: %s vector", what);
   *n = 0;
+  texmem_status s = charge(r, -1, (size_t)v.len * sizeof **out + 1);
+  if (s) return s;
   *out = malloc((size_t)v.len * sizeof **out + 1);
   if (!*out) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for graph %s", what);
   for (uint32_t i = 0; i < v.len; i++) {
@@ -234,9 +264,14 @@ static texmem_status const_bytes(reader *r, int32_t ti, const uint8_t **data, si
     return TEXMEM_STATUS_OK;
   }
   size_t esize = texmem_dtype_size(t->type);
-  texmem_status s = texmem__tflite_densify(t, (size_t)ti, &raw->sparsity, raw->data,
-                                           raw->size / esize, esize, r->max_alloc, owned, size,
-                                           r->err);
+  uint64_t count;
+  if (!texmem__shape_elements(t->rank, t->shape, &count) || count > SIZE_MAX / esize)
+    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "tensor %d ('%s'): dense size too large", (int)ti,
+                        t->name);
+  texmem_status s = charge(r, ti, (size_t)count * esize);
+  if (s) return s;
+  s = texmem__tflite_densify(t, (size_t)ti, &raw->sparsity, raw->data, raw->size / esize, esize,
+                             (size_t)count * esize, owned, size, r->err);
   if (s) return s;
   *data = *owned;
   return TEXMEM_STATUS_OK;
@@ -326,6 +361,12 @@ static texmem_status fold(reader *r, unsigned k, int32_t code, const int32_t *in
   }
   void *result;
   size_t rsize;
+  /* fp16 -> fp32 takes twice the bytes; file data is copied. */
+  bool convert = src->type == TEXMEM_DTYPE_FLOAT16 && dst->type == TEXMEM_DTYPE_FLOAT32;
+  if ((s = charge(r, out[0], convert ? size * 2 : owned ? 0 : size))) {
+    free(owned);
+    return s;
+  }
   if (src->type == TEXMEM_DTYPE_FLOAT16 && dst->type == TEXMEM_DTYPE_FLOAT32) {
     rsize = (size_t)n_src * 4;
     float *f = malloc(rsize ? rsize : 1);
@@ -780,6 +821,8 @@ static texmem_status read_indices(reader *r, unsigned k, const texmem__fb_table 
                                   const char *what, bool allow_absent, int32_t **out, uint32_t *n) {
   texmem__fb_vec v;
   FB(texmem__fb_vec_field(ot, id, 4, &v), "operator %u: %s vector", k, what);
+  texmem_status s = charge(r, -1, (size_t)v.len * sizeof **out + 1);
+  if (s) return s;
   *out = malloc((size_t)v.len * sizeof **out + 1);
   if (!*out) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u: no memory", k);
   *n = v.len;
@@ -905,6 +948,7 @@ static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
   }
   if (code == TFL_CUSTOM) {
     size_t name_len = strlen(custom);
+    if ((s = charge(r, -1, name_len + 1 + opt_size))) goto done;
     char *cname = malloc(name_len + 1);
     uint8_t *copt = malloc(opt_size ? opt_size : 1);
     if (!cname || !copt) {
@@ -951,6 +995,12 @@ static texmem_status materialize(reader *r) {
       if (s) return s;
       void *result;
       size_t rsize = size;
+      /* Converted fp16 data takes twice its bytes; file data is copied. */
+      size_t extra = t->type == TEXMEM_DTYPE_FLOAT16 ? size * 2 : owned ? 0 : size;
+      if ((s = charge(r, ti, extra))) {
+        free(owned);
+        return s;
+      }
       if (t->type == TEXMEM_DTYPE_FLOAT16) {
         rsize = size / 2 * 4;
         float *f = malloc(rsize ? rsize : 1);
@@ -1006,6 +1056,12 @@ static texmem_status read_model(reader *r) {
 
   /* Vector lengths are bounded by the file size, so these are too. */
   texmem_status s;
+  /* The model's arrays (capacity up to twice the count), the per-tensor
+   * scratch here, in materialize and in texmem__apply_input_shapes. */
+  size_t nt = tv.len ? tv.len : 1, no = ov.len ? ov.len : 1;
+  if ((s = charge(r, -1, nt * (2 * sizeof(texmem_tensor) + sizeof(raw_tensor) + 1 + 2 * sizeof(bool)) +
+                             no * 2 * sizeof(texmem_op))))
+    return s;
   if ((s = texmem__model_reserve_tensors(r->m, tv.len ? tv.len : 1, r->err)) ||
       (s = texmem__model_reserve_ops(r->m, ov.len ? ov.len : 1, r->err)))
     return s;
@@ -1043,7 +1099,8 @@ texmem_status texmem_model_read_tflite_desc(const void *data, size_t size,
   r.fb.data = data;
   r.fb.size = size;
   r.err = err;
-  r.max_alloc = size * 64 + (1u << 20);
+  r.budget = desc && desc->max_load_bytes ? desc->max_load_bytes
+                                           : size * LOAD_BUDGET_FACTOR + LOAD_BUDGET_SLACK;
   r.desc = desc;
   texmem_status s = texmem_model_create(&r.m, err);
   if (s) return s;

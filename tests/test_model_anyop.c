@@ -462,7 +462,7 @@ Test(model_anyop, input_shape_fixes_and_propagates_the_batch) {
   /* By position, then by name: the same model. */
   for (int by_name = 0; by_name < 2; by_name++) {
     texmem_input_shape s = {by_name ? "in" : NULL, 0, 4, {3, 4, 4, 8}};
-    texmem_model_load_desc d = {&s, 1};
+    texmem_model_load_desc d = {.input_shapes = &s, .n_input_shapes = 1};
     cr_assert_eq(load(&m, &d, &model, &err), TEXMEM_STATUS_OK, "%s", err.message);
     for (size_t i = 0; i < NT; i++) {
       const texmem_tensor *t = texmem_model_tensor(model, i);
@@ -486,7 +486,7 @@ Test(model_anyop, input_shape_errors) {
   texmem_error err = {0};
   /* A static dimension given otherwise. */
   texmem_input_shape s = {NULL, 0, 4, {2, 4, 5, 8}};
-  texmem_model_load_desc d = {&s, 1};
+  texmem_model_load_desc d = {.input_shapes = &s, .n_input_shapes = 1};
   cr_assert_eq(load(&m, &d, &model, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   cr_assert(strstr(err.message, "input tensor 0 ('in'): shape [2,4,5,8] does not fit its signature "
                                 "[-1,4,4,8]"),
@@ -528,7 +528,7 @@ Test(model_anyop, static_model_ignores_matching_input_shape) {
   texmem_model *model = NULL;
   texmem_error err = {0};
   texmem_input_shape s = {"in", 0, 4, {1, 4, 4, 8}};
-  texmem_model_load_desc d = {&s, 1};
+  texmem_model_load_desc d = {.input_shapes = &s, .n_input_shapes = 1};
   cr_assert_eq(load(&m, &d, &model, &err), TEXMEM_STATUS_OK, "%s", err.message);
   texmem_model_destroy(model);
   s.shape[0] = 2; /* static: must match */

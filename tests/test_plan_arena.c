@@ -263,3 +263,37 @@ Test(plan_arena, empty_tensors_take_one_row) {
   cr_assert_eq(texmem_plan_object_count(p), 0);
   texmem_plan_destroy(p);
 }
+
+/* Found by tests/fuzz/fuzz_planner: split over several textures (height
+ * limit 64 rows), BEST kept the strategy with the lowest unsplit arena
+ * (1952 texels once split) while strip_best_fit's own split was 1712. BEST
+ * must never be above a named strategy. */
+Test(plan_arena, best_split_over_textures_never_above_a_strategy) {
+  texmem_record r[] = {{0, {0, 0, 0}, 3, 6}, {1, {7, 1, 126}, 0, 0}, {2, {5, 0, 0}, 0, 2},
+                       {3, {0, 0, 0}, 0, 0}, {4, {0, 0, 0}, 0, 0}, {5, {0, 0, 0}, 0, 0},
+                       {6, {0, 0, 0}, 0, 0}, {7, {0, 0, 0}, 0, 0}};
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                        .max_dims = {64, 64, 64}, .alignment = 16, .linear_width = 16};
+  uint64_t best = tt_plan_total(r, 8, 3, d);
+  for (int s = TEXMEM_STRATEGY_BEST + 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
+    if (!texmem_strategy_supports((texmem_strategy)s, TEXMEM_PLAN_OFFSETS)) continue;
+    d.strategy = (texmem_strategy)s;
+    cr_assert_leq(best, tt_plan_total(r, 8, 3, d), "best above %s", texmem_strategy_name(d.strategy));
+  }
+}
+
+/* Found by tests/fuzz/fuzz_planner: BEST's own plan fit one texture (832
+ * texels) while greedy_by_breadth's, split over two, came to 816. */
+Test(plan_arena, best_unsplit_never_above_a_split_strategy) {
+  texmem_record r[] = {{0, {6, 0, 1}, 5, 9},   {1, {5, 5, 1}, 2, 5},    {2, {21, 21, 1}, 4, 4},
+                       {3, {21, 21, 1}, 9, 11}, {4, {18, 11, 1}, 9, 10}, {5, {8, 8, 1}, 0, 2},
+                       {6, {21, 21, 1}, 2, 2}};
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                        .max_dims = {64, 64, 64}, .alignment = 16, .linear_width = 16};
+  uint64_t best = tt_plan_total(r, 7, 2, d);
+  for (int s = TEXMEM_STRATEGY_BEST + 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
+    if (!texmem_strategy_supports((texmem_strategy)s, TEXMEM_PLAN_OFFSETS)) continue;
+    d.strategy = (texmem_strategy)s;
+    cr_assert_leq(best, tt_plan_total(r, 7, 2, d), "best above %s", texmem_strategy_name(d.strategy));
+  }
+}

@@ -85,6 +85,23 @@ Test(plan, sizes_overflow_is_error) {
                1ull << 63);
 }
 
+/* Found by tests/fuzz/fuzz_planner: an object holding a 2^63 x 0 x 0 and
+ * a 0 x 2^20 x 0 texture has dims 2^63 x 2^20 x 0, 0 texels. The exact
+ * volume overflowed on the first product, so every merging strategy (and
+ * BEST, which picked one) failed with OVERFLOW while naive planned. */
+Test(plan, zero_dimension_makes_a_zero_volume_never_an_overflow) {
+  texmem_record r[] = {{0, {1ull << 63, 0, 0}, 0, 0}, {1, {0, 1u << 20, 0}, 1, 1}};
+  for (int s = TEXMEM_STRATEGY_BEST; s < TEXMEM_STRATEGY_COUNT_; s++) {
+    if (!texmem_strategy_supports((texmem_strategy)s, TEXMEM_PLAN_OBJECTS)) continue;
+    texmem_plan *p = tt_plan(r, 2, 3, (texmem_plan_desc){.strategy = (texmem_strategy)s});
+    cr_assert_eq(texmem_plan_total(p), 0, "%s", texmem_strategy_name((texmem_strategy)s));
+    texmem_plan_destroy(p);
+  }
+  /* A record with a zero dimension is 0 bytes in an arena too. */
+  texmem_record big[] = {{0, {1ull << 40, 1ull << 40, 0}, 0, 1}, {1, {3, 1, 1}, 0, 1}};
+  cr_assert_eq(tt_plan_total(big, 2, 3, (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS}), 3);
+}
+
 Test(bounds, chain_and_overlap) {
   /* tasks: 0:{a10,b20} 1:{b20,c5} 2:{c5,d40} */
   texmem_record r[] = {R1(0, 0, 10), R1(0, 1, 20), R1(1, 2, 5), R1(2, 2, 40)};

@@ -27,7 +27,11 @@ enum { F_MODEL_VERSION, F_MODEL_CODES, F_MODEL_SUBGRAPHS, F_MODEL_DESCRIPTION, F
 enum { F_META_NAME, F_META_BUFFER };
 enum { F_CODE_DEPRECATED, F_CODE_CUSTOM, F_CODE_VERSION, F_CODE_BUILTIN };
 enum { F_SG_TENSORS, F_SG_INPUTS, F_SG_OUTPUTS, F_SG_OPERATORS, F_SG_NAME };
-enum { F_T_SHAPE, F_T_TYPE, F_T_BUFFER, F_T_NAME, F_T_QUANT, F_T_VARIABLE, F_T_SIGNATURE = 7 };
+enum { F_T_SHAPE, F_T_TYPE, F_T_BUFFER, F_T_NAME, F_T_QUANT, F_T_VARIABLE, F_T_SPARSITY,
+       F_T_SIGNATURE };
+enum { F_SP_ORDER, F_SP_BLOCK_MAP, F_SP_DIM_METADATA };
+enum { F_DM_FORMAT, F_DM_DENSE_SIZE, F_DM_SEG_TYPE, F_DM_SEG, F_DM_IDX_TYPE, F_DM_IDX };
+enum { SPARSE_INT32_VECTOR = 1 };
 enum { F_Q_MIN, F_Q_MAX, F_Q_SCALE, F_Q_ZERO_POINT, F_Q_DIM = 6 };
 enum {
   F_OP_CODE_INDEX, F_OP_INPUTS, F_OP_OUTPUTS, F_OP_OPTIONS_TYPE, F_OP_OPTIONS, F_OP_CUSTOM_OPTIONS
@@ -228,7 +232,10 @@ static texmem_status check(wbuf *b, const tw_model *m) {
         cnt *= (uint64_t)t->shape[d];
         if (cnt > MAX_FILE) return fail(b, TEXMEM_STATUS_OVERFLOW, "subgraph %zu tensor %zu: too many elements", s, i);
       }
-      if (t->data && t->data_size != cnt * es)
+      if (t->sparsity && (!t->data || t->data_size % es || t->sparsity->n_levels > TW_MAX_LEVELS ||
+                          t->sparsity->n_block_map > TW_MAX_LEVELS))
+        return fail(b, TEXMEM_STATUS_INVALID_ARGUMENT, "subgraph %zu tensor %zu: sparsity malformed", s, i);
+      if (t->data && !t->sparsity && t->data_size != cnt * es)
         return fail(b, TEXMEM_STATUS_INVALID_ARGUMENT,
                     "subgraph %zu tensor %zu (%s): %zu data bytes, shape needs %llu", s, i,
                     t->name ? t->name : "", t->data_size, (unsigned long long)(cnt * es));
@@ -301,6 +308,44 @@ static void write_quant(wbuf *b, const tw_quant *q, size_t slot) {
   patch(b, s_zp, pos);
 }
 
+/* An Int32Vector table (the SparseIndexVector union member 1). */
+static void write_int32_vector(wbuf *b, size_t n, const int32_t *v, size_t slot) {
+  size_t s_values = 0;
+  tfield f[] = {offset(0, &s_values)};
+  patch(b, slot, table(b, f, 1));
+  patch(b, s_values, ivector(b, n, v));
+}
+
+static void write_sparsity(wbuf *b, const tw_sparsity *sp, size_t slot) {
+  size_t s_order = 0, s_map = 0, s_meta = 0;
+  tfield f[] = {offset(F_SP_ORDER, &s_order), offset(F_SP_BLOCK_MAP, &s_map),
+                offset(F_SP_DIM_METADATA, &s_meta)};
+  patch(b, slot, table(b, f, 3));
+  patch(b, s_order, ivector(b, sp->n_levels, sp->traversal_order));
+  patch(b, s_map, ivector(b, sp->n_block_map, sp->block_map));
+  size_t vm = vector(b, sp->n_levels, 4, 4, NULL);
+  patch(b, s_meta, vm);
+  for (size_t l = 0; l < sp->n_levels; l++) {
+    const tw_dim_meta *d = &sp->dims[l];
+    size_t s_seg = 0, s_idx = 0;
+    tfield df[6];
+    size_t k = 0;
+    df[k++] = scalar(F_DM_FORMAT, 1, d->format);
+    df[k++] = scalar(F_DM_DENSE_SIZE, 4, (uint32_t)d->dense_size);
+    if (d->format == 1) {
+      df[k++] = scalar(F_DM_SEG_TYPE, 1, SPARSE_INT32_VECTOR);
+      df[k++] = offset(F_DM_SEG, &s_seg);
+      df[k++] = scalar(F_DM_IDX_TYPE, 1, SPARSE_INT32_VECTOR);
+      df[k++] = offset(F_DM_IDX, &s_idx);
+    }
+    patch(b, vm + 4 + 4 * l, table(b, df, k));
+    if (d->format == 1) {
+      write_int32_vector(b, d->n_segments, d->segments, s_seg);
+      write_int32_vector(b, d->n_indices, d->indices, s_idx);
+    }
+  }
+}
+
 /* buffer_of[i]: buffer index of tensor i (0 = none). */
 static void write_subgraph(wbuf *b, const tw_subgraph *g, const uint32_t *buffer_of,
                            const opcode *codes, size_t n_codes, size_t slot) {
@@ -318,7 +363,7 @@ static void write_subgraph(wbuf *b, const tw_subgraph *g, const uint32_t *buffer
   patch(b, s_t, vt);
   for (size_t i = 0; i < g->n_tensors; i++) {
     const tw_tensor *t = &g->tensors[i];
-    size_t s_shape = 0, s_tname = 0, s_q = 0, s_sig = 0;
+    size_t s_shape = 0, s_tname = 0, s_q = 0, s_sig = 0, s_sp = 0;
     tfield tf[7];
     size_t k = 0;
     tf[k++] = offset(F_T_SHAPE, &s_shape);
@@ -328,11 +373,13 @@ static void write_subgraph(wbuf *b, const tw_subgraph *g, const uint32_t *buffer
     if (t->name) tf[k++] = offset(F_T_NAME, &s_tname);
     if (t->quant) tf[k++] = offset(F_T_QUANT, &s_q);
     if (t->shape_signature) tf[k++] = offset(F_T_SIGNATURE, &s_sig);
+    if (t->sparsity) tf[k++] = offset(F_T_SPARSITY, &s_sp);
     patch(b, vt + 4 + 4 * i, table(b, tf, k));
     patch(b, s_shape, ivector(b, t->rank, t->shape));
     if (t->name) patch(b, s_tname, string(b, t->name));
     if (t->quant) write_quant(b, t->quant, s_q);
     if (t->shape_signature) patch(b, s_sig, ivector(b, t->rank, t->shape_signature));
+    if (t->sparsity) write_sparsity(b, t->sparsity, s_sp);
   }
   patch(b, s_in, ivector(b, g->n_inputs, g->inputs));
   patch(b, s_out, ivector(b, g->n_outputs, g->outputs));

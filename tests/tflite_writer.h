@@ -72,6 +72,26 @@ typedef struct tw_quant {
   int32_t quantized_dimension;
 } tw_quant;
 
+/* Sparse constant data (TFLite SparsityParameters): traversal order over
+ * the dims and block dims, the block map, and per level a format (0 DENSE
+ * with dense_size, 1 SPARSE_CSR with int32 segments and indices). The
+ * tensor's data then holds only the stored values. */
+#define TW_MAX_LEVELS 8
+typedef struct tw_dim_meta {
+  uint8_t format;
+  int32_t dense_size;
+  size_t n_segments, n_indices;
+  const int32_t *segments, *indices;
+} tw_dim_meta;
+
+typedef struct tw_sparsity {
+  size_t n_levels;
+  int32_t traversal_order[TW_MAX_LEVELS];
+  size_t n_block_map;
+  int32_t block_map[TW_MAX_LEVELS];
+  tw_dim_meta dims[TW_MAX_LEVELS];
+} tw_sparsity;
+
 typedef struct tw_tensor {
   const char *name;    /* NULL = none */
   uint8_t type;        /* TW_FLOAT32 ... */
@@ -85,6 +105,9 @@ typedef struct tw_tensor {
   /* shape_signature (rank entries, -1 = dynamic dimension), NULL = none. */
   const int32_t *shape_signature;
   bool variable; /* is_variable */
+  /* Sparse data (data holds the values, any whole number of elements);
+   * NULL = dense. */
+  const tw_sparsity *sparsity;
 } tw_tensor;
 
 /* Compact tensor entries: a non-constant, and a constant with its data. */

@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(cmake make gcc pkg-config python3-glad libcriterion-dev libegl-dev libgles-dev
       libegl-mesa0 libgl1-mesa-dri valgrind
-      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+      clang libclang-rt-14-dev) # the fuzz targets (tools/fuzz_smoke.sh): clang 14 and its libFuzzer
 missing=()
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

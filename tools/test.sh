@@ -4,8 +4,9 @@
 #   2. shared and static installs, examples/consumer built against each
 #      with find_package(texmem) and with pkg-config;
 #   3. ASan+UBSan build, every ctest test;
-#   4. valgrind memcheck over the planner and CLI tests;
-#   5. aarch64: cross build, GL-free tests (and two GL ones) under qemu-user.
+#   4. fuzz smoke: each libFuzzer target for FUZZ_SECONDS (tools/fuzz_smoke.sh);
+#   5. valgrind memcheck over the planner and CLI tests;
+#   6. aarch64: cross build, GL-free tests (and two GL ones) under qemu-user.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -79,6 +80,9 @@ if grep -E "ERROR: (Leak|Address)Sanitizer|runtime error:" build-asan/ctest.log;
 fi
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TEXMEM_TEST_MODELS
 
+echo "== fuzz smoke (libFuzzer, ASan+UBSan, ${FUZZ_SECONDS:-30} s per target)"
+tools/fuzz_smoke.sh build-fuzz
+
 echo "== valgrind (planner, records, CLI)"
 # Criterion runs each test in a child whose exit status it ignores, so
 # any valgrind report in the log fails the stage.
@@ -94,5 +98,5 @@ for t in build-test/tests/test_plan_core build-test/tests/test_plan_arena build-
 done
 echo "== aarch64 cross build, tests under qemu-user (tools/aarch64.sh)"
 tools/aarch64.sh build-aarch64
-echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), static and shared installs, ASan+UBSan, valgrind, aarch64 under qemu"
+echo "== all stages clean: Werror build, GL on llvmpipe ($ngl GL test programs), static and shared installs, ASan+UBSan, fuzz smoke, valgrind, aarch64 under qemu"
 echo "texmem tests: ${passed} passed, 0 failed"

@@ -254,6 +254,12 @@ typedef struct texmem_input_shape {
 typedef struct texmem_model_load_desc {
   const texmem_input_shape *input_shapes; /* borrowed for the call */
   size_t n_input_shapes;
+  /* Total bytes the reader may allocate while loading the model (tables,
+   * names, constant data, densified sparse and converted fp16 weights,
+   * counted cumulatively); 0 = 8 x the file size + 16 MiB. Past it the
+   * load fails with TEXMEM_STATUS_BAD_MODEL naming the tensor, so no file
+   * makes the reader allocate out of proportion to its size. */
+  size_t max_load_bytes;
 } texmem_model_load_desc;
 
 /* Reads a TFLite flatbuffer (subgraph 0). Every offset and length is
