@@ -83,12 +83,13 @@ typedef struct search {
   size_t nlog, caplog;
   uint64_t nodes, node_budget, limit_nodes, node_limit;
   struct timespec t0;
+  clockid_t clock;        /* wall, or thread CPU time (exact_time_cpu) */
   double time_budget_ms;
 } search;
 
-static double elapsed_ms(const struct timespec *t0) {
+static double elapsed_ms(clockid_t clock, const struct timespec *t0) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(clock, &t);
   return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
@@ -99,7 +100,7 @@ static outcome count_node(search *S) {
   if (S->limit_nodes >= S->node_limit) return LIMIT;
   S->nodes++;
   S->limit_nodes++;
-  if ((S->nodes & 255) == 0 && elapsed_ms(&S->t0) > S->time_budget_ms) return ABORTED;
+  if ((S->nodes & 255) == 0 && elapsed_ms(S->clock, &S->t0) > S->time_budget_ms) return ABORTED;
   return FOUND;
 }
 
@@ -441,7 +442,8 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
 texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
                                     bool *optimal, uint64_t *bound, texmem_error *err) {
   struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  clockid_t clock = pb->exact_time_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+  clock_gettime(clock, &t0);
   size_t n = pb->n;
   texmem_status st = seed(pb, offset, err);
   if (st) return st;
@@ -503,6 +505,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   S.node_budget = pb->exact_node_budget;
   S.time_budget_ms = pb->exact_time_budget_ms;
   S.t0 = t0;
+  S.clock = clock;
   S.first = malloc(m * sizeof *S.first);
   S.last = malloc(m * sizeof *S.last);
   S.a = malloc(m * sizeof *S.a);

@@ -117,6 +117,7 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
   pb->alignment = d && d->alignment ? d->alignment : 1;
   pb->exact_node_budget = d && d->exact_node_budget ? d->exact_node_budget : 2000000;
   pb->exact_time_budget_ms = d && d->exact_time_budget_ms > 0 ? d->exact_time_budget_ms : 1000.0;
+  pb->exact_time_cpu = d && d->exact_time_cpu;
   pb->budget = d ? d->budget : 0;
   size_t m = n ? n : 1;
   pb->dims = calloc(m, sizeof *pb->dims);

@@ -183,3 +183,23 @@ Test(tflm_cli, budget_answers) {
   free(out);
   free(err);
 }
+
+/* --budget between max_live and the greedy plans on branchy (max_live is
+ * under 6144, greedy_by_size and tflm_greedy above it): exact's plan, or
+ * the budget oracle's, fits, and the arena printed is within the budget. */
+Test(tflm_cli, budget_between_max_live_and_greedy_fits) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  static const char *const strategies[] = {"exact", "best"};
+  for (size_t i = 0; i < 2; i++) {
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", "6200",
+                          "--strategy", strategies[i], "--json", NULL};
+    char *out = NULL, *err = NULL;
+    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "\"budget\": {\"bytes\": 6200, \"answer\": \"fits\"}"), "%s", out);
+    const char *a = strstr(out, "\"arena_bytes\": ");
+    cr_assert_not_null(a);
+    cr_assert_leq(strtoull(a + 15, NULL, 10), 6200, "%s", out);
+    free(out);
+    free(err);
+  }
+}

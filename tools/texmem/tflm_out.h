@@ -20,6 +20,7 @@ typedef struct tflm_run {
   uint64_t peak_scope;  /* first scope where max_live is reached */
   bool has_budget;
   uint64_t budget;      /* --budget: head bytes available */
+  const char *answer;   /* --budget: "fits", "does not fit" or "unknown" */
 } tflm_run;
 
 /* The plan as text: one line per scope, a letter per tensor, columns of
