@@ -15,7 +15,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: texmem tflm MODEL.tflite [--strategy S] [--output PLANNED.tflite] [--budget BYTES]\n"
-          "                   [--ascii] [--json]\n"
+          "                   [--time-budget-ms N] [--node-budget N] [--ascii] [--json]\n"
           "       texmem tflm --check PLANNED.tflite [--json]\n"
           "  Plans the tensors TFLite Micro keeps in its arena head (TFLM's lifetimes, sizes\n"
           "  rounded up to 16 bytes), and prints the arena of texmem's plan, of TFLM's own\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f) {
           "                 (max_live or a completed search's bound is larger), or unknown;\n"
           "                 with exact or best, an open question is asked again of the\n"
           "                 planner's budget oracle (an exact search for BYTES alone)\n"
+          "  --time-budget-ms N  exact's search time (default 1000; best's: 2000)\n"
+          "  --node-budget N     exact's search nodes (default 2000000)\n"
           "  --check FILE   checks the plan FILE carries: offset count, negative or\n"
           "                 misaligned offsets, overlaps of tensors live together\n"
           "  Exit status: 0 ok; 2 bad input (or --check found problems); 1 internal failure.\n");
@@ -58,7 +60,9 @@ static void shape_str(const texmem_tflm_tensor *t, char *buf, size_t size) {
 
 /* Plans the records with strategy s (offsets, 16-byte aligned). */
 static texmem_status plan(const tflm_run *r, texmem_strategy s, texmem_plan **p, texmem_error *err) {
-  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = s, .alignment = TEXMEM_TFLM_ALIGNMENT};
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = s, .alignment = TEXMEM_TFLM_ALIGNMENT,
+                        .time_budget_ms = r->time_budget_ms, .exact_time_budget_ms = r->time_budget_ms,
+                        .exact_node_budget = r->node_budget};
   return texmem_plan_create(r->rec, r->n, 1, &d, p, err);
 }
 
@@ -78,7 +82,8 @@ static const char *budget_answer(const tflm_run *r, uint64_t bound) {
  * none where the optimisation ran out of time. */
 static texmem_status ask_oracle(const tflm_run *r, texmem_strategy s, texmem_plan **o, texmem_error *err) {
   texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = s, .alignment = TEXMEM_TFLM_ALIGNMENT,
-                        .budget = r->budget};
+                        .time_budget_ms = r->time_budget_ms, .exact_time_budget_ms = r->time_budget_ms,
+                        .exact_node_budget = r->node_budget, .budget = r->budget};
   return texmem_plan_create(r->rec, r->n, 1, &d, o, err);
 }
 
@@ -220,7 +225,7 @@ static int write_output(const tflm_run *r, const char *out_path, bool quiet) {
 int texmem_cmd_tflm(int argc, char **argv) {
   const char *path = NULL, *out_path = NULL, *check_path = NULL;
   bool ascii = false, as_json = false, has_budget = false;
-  uint64_t budget = 0;
+  uint64_t budget = 0, node_budget = 0, time_ms = 0;
   texmem_strategy strategy = TEXMEM_STRATEGY_EXACT;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -244,6 +249,15 @@ int texmem_cmd_tflm(int argc, char **argv) {
         return CLI_EXIT_BAD_INPUT;
       }
       has_budget = true;
+    } else if ((!strcmp(a, "--time-budget-ms") || !strcmp(a, "--node-budget")) && i + 1 < argc) {
+      const char *v = argv[++i];
+      bool t = !strcmp(a, "--time-budget-ms");
+      uint64_t x = 0;
+      if (!cli_parse_u64(v, &x) || x == 0 || (t && x > 86400000u)) {
+        fprintf(stderr, "texmem tflm: bad value '%s' for %s\n", v, a);
+        return CLI_EXIT_BAD_INPUT;
+      }
+      *(t ? &time_ms : &node_budget) = x;
     } else if (!strcmp(a, "--ascii")) {
       ascii = true;
     } else if (!strcmp(a, "--json")) {
@@ -272,7 +286,8 @@ int texmem_cmd_tflm(int argc, char **argv) {
   texmem_tflm *f = NULL;
   texmem_status s = texmem_tflm_load(path, &f, &err);
   if (s) return fail_status(path, s, &err);
-  tflm_run r = {.path = path, .f = f, .has_budget = has_budget, .budget = budget};
+  tflm_run r = {.path = path, .f = f, .has_budget = has_budget, .budget = budget,
+                .time_budget_ms = (double)time_ms, .node_budget = node_budget};
   texmem_plan *p = NULL, *g = NULL, *o = NULL;
   int rc = CLI_EXIT_OK;
   size_t nt = texmem_tflm_tensor_count(f);
