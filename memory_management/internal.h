@@ -24,6 +24,7 @@ typedef struct texmem__problem {
   uint64_t alignment;    /* offsets: >= 1; size[] is NOT aligned */
   uint64_t exact_node_budget;
   double exact_time_budget_ms;
+  bool exact_time_cpu;   /* the time budget is thread CPU time */
   uint64_t budget;       /* exact: only ask "fits in budget?"; 0 = optimise */
   const uint64_t *fixed; /* NULL, or n offsets (TEXMEM_OFFSET_FREE: planned) */
 } texmem__problem;

@@ -83,12 +83,13 @@ typedef struct search {
   size_t nlog, caplog;
   uint64_t nodes, node_budget, limit_nodes, node_limit;
   struct timespec t0;
+  clockid_t clock;        /* wall, or thread CPU time (exact_time_cpu) */
   double time_budget_ms;
 } search;
 
-static double elapsed_ms(const struct timespec *t0) {
+static double elapsed_ms(clockid_t clock, const struct timespec *t0) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(clock, &t);
   return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
@@ -99,7 +100,7 @@ static outcome count_node(search *S) {
   if (S->limit_nodes >= S->node_limit) return LIMIT;
   S->nodes++;
   S->limit_nodes++;
-  if ((S->nodes & 255) == 0 && elapsed_ms(&S->t0) > S->time_budget_ms) return ABORTED;
+  if ((S->nodes & 255) == 0 && elapsed_ms(S->clock, &S->t0) > S->time_budget_ms) return ABORTED;
   return FOUND;
 }
 
@@ -169,21 +170,54 @@ static bool place(search *S, uint32_t j, uint32_t bl, uint32_t bh) {
  * when they cannot all end at or below C. Sets the lowest possible top. */
 static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
                     uint64_t *min_height) {
-  uint64_t mh = UINT64_MAX;
+  uint64_t mh = UINT64_MAX, amin = UINT64_MAX;
   uint32_t tl = UINT32_MAX, th = 0;
   for (uint32_t k = bl; k < bh; k++) {
     if (S->off[k] != UNPLACED) continue;
     uint64_t o = texmem__max_u64(S->minoff[k], lo);
     if (o + S->s[k] > C) return false;
     if (S->minoff[k] + S->a[k] < mh) mh = S->minoff[k] + S->a[k];
+    if (S->a[k] < amin) amin = S->a[k];
     if (tl == UINT32_MAX) tl = S->first[k];
     if (S->last[k] > th) th = S->last[k];
   }
   *min_height = mh;
   if (tl == UINT32_MAX) return true;
   uint64_t cap = texmem__add_sat(C, S->maxslack);
-  for (uint32_t t = tl; t <= th; t++)
-    if (S->total[t] && texmem__max_u64(S->lowmin[t], lo) + S->total[t] > cap) return false;
+  /* Left behind: a tensor whose minimum offset is below lo can no longer
+   * sit there (placements go up from lo); it can only rest on a tensor
+   * placed from now on, so it sits at lo + amin or higher. Without fixed
+   * tensors (which it could also rest on) that lifts its floor, and the
+   * floor of a task whose lowest tensors are all left behind. */
+  bool lift = !S->fx_start && amin != UINT64_MAX;
+  uint64_t lifted = texmem__add_sat(lo, amin);
+  uint32_t nl = UINT32_MAX, nh = 0; /* tasks the lift may prune */
+  for (uint32_t t = tl; t <= th; t++) {
+    if (!S->total[t]) continue;
+    if (texmem__max_u64(S->lowmin[t], lo) + S->total[t] > cap) return false;
+    if (lift && S->lowmin[t] < lo && texmem__add_sat(lifted, S->total[t]) > cap) {
+      if (nl == UINT32_MAX) nl = t;
+      nh = t;
+    }
+  }
+  if (lift) {
+    for (uint32_t k = bl; k < bh; k++)
+      if (S->off[k] == UNPLACED && S->minoff[k] < lo && texmem__add_sat(lifted, S->s[k]) > C) return false;
+  }
+  if (nl == UINT32_MAX) return true;
+  /* In those tasks the lowest tensor must be one not left behind. */
+  uint64_t *low2 = S->scratch;
+  for (uint32_t t = nl; t <= nh; t++) low2[t] = UINT64_MAX;
+  for (uint32_t k = bl; k < bh && S->first[k] <= nh; k++) {
+    if (S->off[k] != UNPLACED || S->last[k] < nl || S->minoff[k] < lo) continue;
+    uint32_t hi = S->last[k] < nh ? S->last[k] : nh;
+    for (uint32_t t = S->first[k] > nl ? S->first[k] : nl; t <= hi; t++)
+      if (S->minoff[k] < low2[t]) low2[t] = S->minoff[k];
+  }
+  for (uint32_t t = nl; t <= nh; t++)
+    if (S->total[t] && S->lowmin[t] < lo && texmem__add_sat(lifted, S->total[t]) > cap &&
+        texmem__add_sat(low2[t], S->total[t]) > cap)
+      return false;
   return true;
 }
 
@@ -441,7 +475,8 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
 texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
                                     bool *optimal, uint64_t *bound, texmem_error *err) {
   struct timespec t0;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  clockid_t clock = pb->exact_time_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+  clock_gettime(clock, &t0);
   size_t n = pb->n;
   texmem_status st = seed(pb, offset, err);
   if (st) return st;
@@ -503,6 +538,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   S.node_budget = pb->exact_node_budget;
   S.time_budget_ms = pb->exact_time_budget_ms;
   S.t0 = t0;
+  S.clock = clock;
   S.first = malloc(m * sizeof *S.first);
   S.last = malloc(m * sizeof *S.last);
   S.a = malloc(m * sizeof *S.a);

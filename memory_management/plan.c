@@ -128,6 +128,7 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
   pb->alignment = d->alignment;
   pb->exact_node_budget = d->exact_node_budget;
   pb->exact_time_budget_ms = d->exact_time_budget_ms;
+  pb->exact_time_cpu = d->exact_time_cpu;
   pb->budget = d->budget;
   size_t m = n ? n : 1;
   pb->dims = calloc(m, sizeof *pb->dims);

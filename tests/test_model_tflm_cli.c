@@ -183,3 +183,51 @@ Test(tflm_cli, budget_answers) {
   free(out);
   free(err);
 }
+
+/* --budget between max_live and the greedy plans on branchy (max_live is
+ * under 6144, greedy_by_size and tflm_greedy above it): exact's plan, or
+ * the budget oracle's, fits, and the arena printed is within the budget. */
+Test(tflm_cli, budget_between_max_live_and_greedy_fits) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  static const char *const strategies[] = {"exact", "best"};
+  for (size_t i = 0; i < 2; i++) {
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", "6200",
+                          "--strategy", strategies[i], "--json", NULL};
+    char *out = NULL, *err = NULL;
+    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    cr_assert(strstr(out, "\"budget\": {\"bytes\": 6200, \"answer\": \"fits\"}"), "%s", out);
+    const char *a = strstr(out, "\"arena_bytes\": ");
+    cr_assert_not_null(a);
+    cr_assert_leq(strtoull(a + 15, NULL, 10), 6200, "%s", out);
+    free(out);
+    free(err);
+  }
+}
+
+/* --node-budget and --time-budget-ms reach exact's search and the budget
+ * oracle: a one-node search neither finds 6144 (branchy's optimum, equal
+ * to max_live) nor proves it wrong, enough of both finds it; bad values
+ * are refused. */
+Test(tflm_cli, search_budgets) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  static const struct { const char *nodes, *ms; } cases[] = {{"1", "50"}, {"1000000", "5000"}};
+  for (size_t i = 0; i < 2; i++) {
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", "6144",
+                          "--node-budget", cases[i].nodes, "--time-budget-ms", cases[i].ms, "--json", NULL};
+    char *out = NULL, *err = NULL;
+    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    /* one node: the seed plans (6912) stand, nothing is proven */
+    cr_assert(strstr(out, i ? "\"answer\": \"fits\"" : "\"answer\": \"unknown\""), "%s", out);
+    free(out);
+    free(err);
+  }
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run(tmp("m.tflite"), "--node-budget", "0", NULL, &out, &err), 2);
+  cr_assert(strstr(err, "bad value '0' for --node-budget"), "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(run(tmp("m.tflite"), "--time-budget-ms", "soon", NULL, &out, &err), 2);
+  cr_assert(strstr(err, "bad value 'soon' for --time-budget-ms"), "%s", err);
+  free(out);
+  free(err);
+}

@@ -147,6 +147,33 @@ Test(exact, optimal_with_enough_nodes) {
   }
 }
 
+/* exact_time_cpu: the time budget counts CPU time; when the node budget
+ * decides, plans are the same as with the wall clock, and a tiny CPU budget
+ * still gives a valid plan whose bound is never above the optimum. */
+Test(exact, cpu_time_budget) {
+  uint64_t rng = 31;
+  for (int iter = 0; iter < 200; iter++) {
+    texmem_record r[MAXN];
+    size_t n = random_case(r, 8, &rng);
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    texmem_plan_desc d = exact_desc(a, 1 + tt_rand(&rng) % 200);
+    texmem_plan *w = tt_plan(r, n, 1, d);
+    d.exact_time_cpu = true;
+    texmem_plan *c = tt_plan(r, n, 1, d);
+    cr_assert_eq(texmem_plan_total(c), texmem_plan_total(w), "iter %d", iter);
+    cr_assert_eq(texmem_plan_is_optimal(c), texmem_plan_is_optimal(w), "iter %d", iter);
+    cr_assert_eq(texmem_plan_bound(c), texmem_plan_bound(w), "iter %d", iter);
+    d.exact_time_budget_ms = 1e-6;
+    texmem_plan *t = tt_plan(r, n, 1, d); /* validated by tt_plan */
+    uint64_t opt = brute(r, n, a, NULL, texmem_plan_total(t));
+    cr_assert_leq(texmem_plan_bound(t), opt, "iter %d", iter);
+    if (texmem_plan_is_optimal(t)) cr_assert_eq(texmem_plan_total(t), opt, "iter %d", iter);
+    texmem_plan_destroy(w);
+    texmem_plan_destroy(c);
+    texmem_plan_destroy(t);
+  }
+}
+
 /* Budget oracle: FITS comes with a plan within budget, DOES_NOT_FIT only
  * when nothing fits, and small cases are always answered. */
 Test(exact, budget_answers_vs_brute_force) {

@@ -101,6 +101,10 @@ typedef struct texmem_plan_desc {
   uint64_t linear_width;     /* linear layout W; 0 = planner chooses */
   uint64_t exact_node_budget; /* exact search nodes; 0 = 2,000,000 */
   double exact_time_budget_ms; /* exact search time; 0 = 1000 ms */
+  /* exact_time_budget_ms counts the calling thread's CPU time instead of
+   * wall time (false, the default): on a loaded machine a CPU budget gives
+   * the search the same work whatever the load. */
+  bool exact_time_cpu;
   /* BEST: planning time for all its strategies; 0 = 2000 ms. Strategies
    * whose cost grows faster than n log n are skipped when the records are
    * past a size threshold that scales with the budget (deterministic: the

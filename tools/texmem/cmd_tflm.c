@@ -15,7 +15,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: texmem tflm MODEL.tflite [--strategy S] [--output PLANNED.tflite] [--budget BYTES]\n"
-          "                   [--ascii] [--json]\n"
+          "                   [--time-budget-ms N] [--node-budget N] [--ascii] [--json]\n"
           "       texmem tflm --check PLANNED.tflite [--json]\n"
           "  Plans the tensors TFLite Micro keeps in its arena head (TFLM's lifetimes, sizes\n"
           "  rounded up to 16 bytes), and prints the arena of texmem's plan, of TFLM's own\n"
@@ -26,8 +26,12 @@ static void usage(FILE *f) {
           "                 metadata (an existing one is replaced), re-read and checked\n"
           "  --ascii        the plan as text: a line per scope, a letter per tensor\n"
           "  --json         one JSON object instead of the summary\n"
-          "  --budget BYTES whether the head fits in BYTES: fits (texmem's plan does), does\n"
-          "                 not fit (max_live or a proven optimum is larger), or unknown\n"
+          "  --budget BYTES whether the head fits in BYTES: fits (a plan does), does not fit\n"
+          "                 (max_live or a completed search's bound is larger), or unknown;\n"
+          "                 with exact or best, an open question is asked again of the\n"
+          "                 planner's budget oracle (an exact search for BYTES alone)\n"
+          "  --time-budget-ms N  exact's search time (default 1000; best's: 2000)\n"
+          "  --node-budget N     exact's search nodes (default 2000000)\n"
           "  --check FILE   checks the plan FILE carries: offset count, negative or\n"
           "                 misaligned offsets, overlaps of tensors live together\n"
           "  Exit status: 0 ok; 2 bad input (or --check found problems); 1 internal failure.\n");
@@ -56,18 +60,31 @@ static void shape_str(const texmem_tflm_tensor *t, char *buf, size_t size) {
 
 /* Plans the records with strategy s (offsets, 16-byte aligned). */
 static texmem_status plan(const tflm_run *r, texmem_strategy s, texmem_plan **p, texmem_error *err) {
-  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = s, .alignment = TEXMEM_TFLM_ALIGNMENT};
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = s, .alignment = TEXMEM_TFLM_ALIGNMENT,
+                        .time_budget_ms = r->time_budget_ms, .exact_time_budget_ms = r->time_budget_ms,
+                        .exact_node_budget = r->node_budget};
   return texmem_plan_create(r->rec, r->n, 1, &d, p, err);
 }
 
 static bool live_at(const texmem_record *x, uint64_t s) { return s >= x->first_task && s <= x->last_task; }
 
-/* The budget answer, only what is proven: texmem's plan fits, or a lower
- * bound (max_live, or the proven optimum) is above the budget. */
-static const char *budget_answer(const tflm_run *r) {
+/* The budget answer, only what is proven: a plan fits, or a lower bound
+ * (max_live, or the bound of a completed search) is above the budget. */
+static const char *budget_answer(const tflm_run *r, uint64_t bound) {
   if (r->arena <= r->budget) return "fits";
-  if (r->max_live > r->budget || r->optimal) return "does not fit";
+  if (r->max_live > r->budget || bound > r->budget || r->optimal) return "does not fit";
   return "unknown";
+}
+
+/* --budget with a searching strategy (exact, best) whose optimisation left
+ * the question open: asks the planner's budget oracle, an exact search for
+ * a plan within the budget alone, which may find one or prove there is
+ * none where the optimisation ran out of time. */
+static texmem_status ask_oracle(const tflm_run *r, texmem_strategy s, texmem_plan **o, texmem_error *err) {
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = s, .alignment = TEXMEM_TFLM_ALIGNMENT,
+                        .time_budget_ms = r->time_budget_ms, .exact_time_budget_ms = r->time_budget_ms,
+                        .exact_node_budget = r->node_budget, .budget = r->budget};
+  return texmem_plan_create(r->rec, r->n, 1, &d, o, err);
 }
 
 static void summary(const tflm_run *r) {
@@ -91,7 +108,7 @@ static void summary(const tflm_run *r) {
   printf("  %-28s %10" PRIu64 "   TFLM's GreedyMemoryPlanner\n", "tflm_greedy", r->greedy);
   printf("  %-28s %10" PRIu64 "\n", "max_live bound", r->max_live);
   if (r->has_budget)
-    printf("budget %" PRIu64 " bytes of head: %s\n", r->budget, budget_answer(r));
+    printf("budget %" PRIu64 " bytes of head: %s\n", r->budget, r->answer);
   if (r->n) {
     printf("peak: scope %" PRIu64 " (%s), %" PRIu64 " bytes live; shrink these to shrink the arena:\n", r->peak_scope,
            r->peak_scope ? "after an operator" : "graph inputs", r->max_live);
@@ -115,7 +132,7 @@ static void json(const tflm_run *r) {
          ", \"tflm_greedy_bytes\": %" PRIu64 ", \"max_live_bytes\": %" PRIu64 ", \"optimal\": %s, \"strategy\": ",
          texmem_tflm_subgraph_count(r->f), nt, r->n, r->arena, r->greedy, r->max_live, r->optimal ? "true" : "false");
   cli_json_str(stdout, r->strategy);
-  if (r->has_budget) printf(", \"budget\": {\"bytes\": %" PRIu64 ", \"answer\": \"%s\"}", r->budget, budget_answer(r));
+  if (r->has_budget) printf(", \"budget\": {\"bytes\": %" PRIu64 ", \"answer\": \"%s\"}", r->budget, r->answer);
   printf(", \"peak\": [");
   bool first = true;
   for (size_t k = 0; k < r->n; k++) {
@@ -208,7 +225,7 @@ static int write_output(const tflm_run *r, const char *out_path, bool quiet) {
 int texmem_cmd_tflm(int argc, char **argv) {
   const char *path = NULL, *out_path = NULL, *check_path = NULL;
   bool ascii = false, as_json = false, has_budget = false;
-  uint64_t budget = 0;
+  uint64_t budget = 0, node_budget = 0, time_ms = 0;
   texmem_strategy strategy = TEXMEM_STRATEGY_EXACT;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -232,6 +249,15 @@ int texmem_cmd_tflm(int argc, char **argv) {
         return CLI_EXIT_BAD_INPUT;
       }
       has_budget = true;
+    } else if ((!strcmp(a, "--time-budget-ms") || !strcmp(a, "--node-budget")) && i + 1 < argc) {
+      const char *v = argv[++i];
+      bool t = !strcmp(a, "--time-budget-ms");
+      uint64_t x = 0;
+      if (!cli_parse_u64(v, &x) || x == 0 || (t && x > 86400000u)) {
+        fprintf(stderr, "texmem tflm: bad value '%s' for %s\n", v, a);
+        return CLI_EXIT_BAD_INPUT;
+      }
+      *(t ? &time_ms : &node_budget) = x;
     } else if (!strcmp(a, "--ascii")) {
       ascii = true;
     } else if (!strcmp(a, "--json")) {
@@ -260,8 +286,9 @@ int texmem_cmd_tflm(int argc, char **argv) {
   texmem_tflm *f = NULL;
   texmem_status s = texmem_tflm_load(path, &f, &err);
   if (s) return fail_status(path, s, &err);
-  tflm_run r = {.path = path, .f = f, .has_budget = has_budget, .budget = budget};
-  texmem_plan *p = NULL, *g = NULL;
+  tflm_run r = {.path = path, .f = f, .has_budget = has_budget, .budget = budget,
+                .time_budget_ms = (double)time_ms, .node_budget = node_budget};
+  texmem_plan *p = NULL, *g = NULL, *o = NULL;
   int rc = CLI_EXIT_OK;
   size_t nt = texmem_tflm_tensor_count(f);
   r.offsets = malloc((nt + 1) * sizeof *r.offsets);
@@ -288,6 +315,22 @@ int texmem_cmd_tflm(int argc, char **argv) {
   }
   r.arena = texmem_plan_total(use);
   r.optimal = (use == p && texmem_plan_is_optimal(p)) || r.arena == r.max_live;
+  if (has_budget) {
+    uint64_t bound = texmem_plan_bound(p);
+    r.answer = budget_answer(&r, bound);
+    if (!strcmp(r.answer, "unknown") &&
+        (strategy == TEXMEM_STRATEGY_EXACT || strategy == TEXMEM_STRATEGY_BEST)) {
+      if ((s = ask_oracle(&r, strategy, &o, &err))) goto fail;
+      if (texmem_plan_fits(o) == TEXMEM_FIT_FITS) { /* its plan is the answer */
+        use = o;
+        r.strategy = texmem_strategy_name(texmem_plan_get_strategy(o));
+        r.arena = texmem_plan_total(o);
+        r.optimal = texmem_plan_is_optimal(o) || r.arena == r.max_live;
+      }
+      if (texmem_plan_bound(o) > bound) bound = texmem_plan_bound(o);
+      r.answer = budget_answer(&r, bound);
+    }
+  }
   if (r.arena > INT32_MAX) {
     s = TEXMEM_STATUS_UNSUPPORTED;
     snprintf(err.message, sizeof err.message, "arena of %" PRIu64 " bytes is past TFLM's int offsets", r.arena);
@@ -317,6 +360,7 @@ fail:
 done:
   texmem_plan_destroy(p);
   texmem_plan_destroy(g);
+  texmem_plan_destroy(o);
   free(r.rec);
   free(r.tensor_of);
   free(r.offsets);

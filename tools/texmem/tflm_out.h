@@ -20,6 +20,9 @@ typedef struct tflm_run {
   uint64_t peak_scope;  /* first scope where max_live is reached */
   bool has_budget;
   uint64_t budget;      /* --budget: head bytes available */
+  const char *answer;   /* --budget: "fits", "does not fit" or "unknown" */
+  double time_budget_ms; /* --time-budget-ms: exact's (and best's) time; 0 = default */
+  uint64_t node_budget;  /* --node-budget: exact's nodes; 0 = default */
 } tflm_run;
 
 /* The plan as text: one line per scope, a letter per tensor, columns of
