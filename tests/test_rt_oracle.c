@@ -259,7 +259,10 @@ Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
   size_t compared = 0, custom = 0, refused = 0;
   char summary[4096] = "";
   for (size_t k = 0; k < n; k++) {
-    if (!tt_model_in_run(names[k])) continue;
+    if (!tt_model_in_run(names[k])) {
+      free(names[k]);
+      continue;
+    }
     char path[1400];
     snprintf(path, sizeof path, "%s/%s", cache, names[k]);
     texmem_model *m = NULL;
