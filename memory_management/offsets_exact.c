@@ -448,6 +448,7 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
   uint64_t *tmp = malloc(m * sizeof *tmp);
   if (!tmp) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
   uint64_t best = UINT64_MAX;
+  bool have = false; /* a total may be UINT64_MAX exactly: keep the first plan */
   for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
     /* strip_best_fit is quadratic: only on inputs it plans quickly; on
      * large inputs greedy_by_size alone, as the search rarely gets far
@@ -463,8 +464,9 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
       return st;
     }
     uint64_t t = texmem__offsets_total_sat(pb, tmp);
-    if (t < best) {
+    if (!have || t < best) {
       best = t;
+      have = true;
       memcpy(offset, tmp, m * sizeof *tmp);
     }
   }

@@ -345,3 +345,16 @@ Test(exact, never_worse_than_heuristics_and_in_best) {
     texmem_plan_destroy(p);
   }
 }
+
+/* Found by fuzz_planner: when every heuristic's arena is exactly 2^64 - 1
+ * (2^63 - 1 and 2^63 live together), exact still starts from one of them
+ * and returns a valid plan, instead of all tensors at offset 0. */
+Test(exact, seed_when_every_total_is_2_64_minus_1) {
+  const texmem_record r[] = {{0, {UINT64_C(9223372036854775807)}, 0, 1},
+                             {1, {UINT64_C(9223372036854775808)}, 1, 2}};
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = TEXMEM_STRATEGY_EXACT};
+  texmem_plan *p = tt_plan(r, 2, 1, d);
+  cr_assert_eq(texmem_plan_total(p), UINT64_MAX);
+  cr_assert_neq(texmem_plan_tensor_offset(p, 0), texmem_plan_tensor_offset(p, 1));
+  texmem_plan_destroy(p);
+}
