@@ -65,6 +65,8 @@ typedef struct search {
   uint32_t *first, *last; /* sorted by first task */
   uint64_t *a, *s;        /* aligned and real sizes */
   uint32_t *orig;         /* original tensor index */
+  uint32_t *twin;         /* next tensor with the same [first, last]
+                             (a cycle; itself when alone) */
   uint32_t *ranks[NPRE];  /* preorder ranks (unique) */
   const uint32_t *rank;   /* the preorder in use */
   uint64_t maxslack;
@@ -134,6 +136,33 @@ static uint64_t clear_fixed(const search *S, uint32_t k, uint64_t o) {
     if (S->fx_end[e] > o) o = texmem__align_up(S->fx_end[e], S->align);
   }
   return o;
+}
+
+/* Symmetry among tensors with the same lifetime (twins), which conflict
+ * with exactly the same tensors:
+ * - identical twins (same size too) can be permuted in any plan, so they
+ *   are placed in rank order: k waits for its lower-ranked identical twins;
+ * - a twin stack: if B sits exactly on A (off_B == off_A + a_A), swapping
+ *   them (B at off_A, A at off_A + a_B) occupies the same space at the same
+ *   tasks, and the swapped plan is as tight (a free spot below for the
+ *   one now lower would have been free for it before; one for the upper
+ *   would have let the lower one sit lower, also clear of fixed tensors),
+ *   so only the order with the lower rank below is searched. Sorting every
+ *   stack by rank (adjacent swaps) turns any tight plan into one this
+ *   allows. Only for tensors without alignment slack, whose real ends
+ *   move with the swap exactly like their aligned ends.
+ * True when placing k at o breaks one of these orders. */
+static bool twin_blocked(const search *S, uint32_t k, uint64_t o) {
+  bool exact_k = S->a[k] == S->s[k];
+  for (uint32_t q = S->twin[k]; q != k; q = S->twin[q]) {
+    if (S->off[q] == UNPLACED) {
+      if (S->a[q] == S->a[k] && S->s[q] == S->s[k] && S->rank[q] < S->rank[k]) return true;
+    } else if (exact_k && S->off[q] + S->a[q] == o && S->rank[q] > S->rank[k] &&
+               S->a[q] == S->s[q]) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /* Places tensor j at its minimum offset, raises the minimum offsets of the
@@ -303,7 +332,7 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
         if (o >= F->min_height || o + S->s[k] > C) continue;
         if ((o < lo_off || (o == lo_off && r < lr))) continue;
         if (F->cur != NONE && (o < F->key_off || (o == F->key_off && r <= F->key_rank))) continue;
-        if (o < bo || (o == bo && r < br)) {
+        if ((o < bo || (o == bo && r < br)) && (S->twin[k] == k || !twin_blocked(S, k, o))) {
           bo = o;
           br = r;
           best = k;
@@ -370,6 +399,7 @@ typedef struct by_first {
 static int cmp_first(const void *pa, const void *pb) {
   const by_first *a = pa, *b = pb;
   if (a->f != b->f) return a->f < b->f ? -1 : 1;
+  if (a->l != b->l) return a->l < b->l ? -1 : 1; /* twins side by side */
   return a->i < b->i ? -1 : a->i > b->i;
 }
 
@@ -379,6 +409,7 @@ static void search_free(search *S) {
   free(S->a);
   free(S->s);
   free(S->orig);
+  free(S->twin);
   for (int p = 0; p < NPRE; p++) free(S->ranks[p]);
   free(S->minoff);
   free(S->off);
@@ -546,6 +577,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   S.a = malloc(m * sizeof *S.a);
   S.s = malloc(m * sizeof *S.s);
   S.orig = malloc(m * sizeof *S.orig);
+  S.twin = malloc(m * sizeof *S.twin);
   bool ranks_ok = true;
   for (int p = 0; p < NPRE; p++) ranks_ok = (S.ranks[p] = malloc(m * sizeof *S.ranks[p])) && ranks_ok;
   S.minoff = malloc(m * sizeof *S.minoff);
@@ -560,7 +592,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   uint32_t leaves = 1;
   while (leaves < nt) leaves *= 2;
   uint64_t *seg = calloc(2 * (size_t)leaves, sizeof *seg);
-  if (!S.first || !S.last || !S.a || !S.s || !S.orig || !ranks_ok || !S.minoff || !S.off ||
+  if (!S.first || !S.last || !S.a || !S.s || !S.orig || !S.twin || !ranks_ok || !S.minoff || !S.off ||
       !S.lowmin || !S.total || !S.total0 || !S.scratch || !S.fr || !pre || !bf || !seg) {
     free(da);
     free(pre);
@@ -614,6 +646,13 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   }
   free(seg);
   free(bf);
+  /* Twin cycles: the twins are side by side in the sorted order. */
+  for (uint32_t g = 0; g < m;) {
+    uint32_t e = g + 1;
+    while (e < m && S.first[e] == S.first[g] && S.last[e] == S.last[g]) e++;
+    for (j = g; j < e; j++) S.twin[j] = j + 1 < e ? j + 1 : g;
+    g = e;
+  }
   /* Preorders: the busiest task a tensor spans first (MiniMalloc's), then
    * area, time or size. */
   for (int p = 0; p < NPRE; p++) {
