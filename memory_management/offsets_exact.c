@@ -195,10 +195,11 @@ static bool place(search *S, uint32_t j, uint32_t bl, uint32_t bh) {
   return true;
 }
 
-/* Node test for the unplaced tensors of [bl, bh) above (lo, ...): false
- * when they cannot all end at or below C. Sets the lowest possible top. */
+/* Node test for the unplaced tensors of [bl, bh) placed after (lo,
+ * lo_rank): false when they cannot all end at or below C. Sets the lowest
+ * possible top. */
 static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
-                    uint64_t *min_height) {
+                    uint32_t lo_rank, uint64_t *min_height) {
   uint64_t mh = UINT64_MAX, amin = UINT64_MAX;
   uint32_t tl = UINT32_MAX, th = 0;
   for (uint32_t k = bl; k < bh; k++) {
@@ -213,38 +214,44 @@ static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo
   *min_height = mh;
   if (tl == UINT32_MAX) return true;
   uint64_t cap = texmem__add_sat(C, S->maxslack);
-  /* Left behind: a tensor whose minimum offset is below lo can no longer
-   * sit there (placements go up from lo); it can only rest on a tensor
-   * placed from now on, so it sits at lo + amin or higher. Without fixed
-   * tensors (which it could also rest on) that lifts its floor, and the
-   * floor of a task whose lowest tensors are all left behind. */
+  /* Left behind: a tensor that can no longer be placed at its minimum
+   * offset, since placements go on after (lo, lo_rank): its minimum offset
+   * is below lo, or is lo with a lower rank. Its minimum offset only rises
+   * when a conflicting tensor is placed from now on, so it rests on one,
+   * at lo + amin or higher. Without fixed tensors (which it could also
+   * rest on) that lifts its floor, and the floor of a task whose lowest
+   * tensors are all left behind. */
   bool lift = !S->fx_start && amin != UINT64_MAX;
   uint64_t lifted = texmem__add_sat(lo, amin);
   uint32_t nl = UINT32_MAX, nh = 0; /* tasks the lift may prune */
   for (uint32_t t = tl; t <= th; t++) {
     if (!S->total[t]) continue;
     if (texmem__max_u64(S->lowmin[t], lo) + S->total[t] > cap) return false;
-    if (lift && S->lowmin[t] < lo && texmem__add_sat(lifted, S->total[t]) > cap) {
+    if (lift && S->lowmin[t] <= lo && texmem__add_sat(lifted, S->total[t]) > cap) {
       if (nl == UINT32_MAX) nl = t;
       nh = t;
     }
   }
-  if (lift) {
-    for (uint32_t k = bl; k < bh; k++)
-      if (S->off[k] == UNPLACED && S->minoff[k] < lo && texmem__add_sat(lifted, S->s[k]) > C) return false;
-  }
+  if (!lift) return true;
+  for (uint32_t k = bl; k < bh; k++)
+    if (S->off[k] == UNPLACED &&
+        (S->minoff[k] < lo || (S->minoff[k] == lo && S->rank[k] < lo_rank)) &&
+        texmem__add_sat(lifted, S->s[k]) > C)
+      return false;
   if (nl == UINT32_MAX) return true;
   /* In those tasks the lowest tensor must be one not left behind. */
   uint64_t *low2 = S->scratch;
   for (uint32_t t = nl; t <= nh; t++) low2[t] = UINT64_MAX;
   for (uint32_t k = bl; k < bh && S->first[k] <= nh; k++) {
-    if (S->off[k] != UNPLACED || S->last[k] < nl || S->minoff[k] < lo) continue;
+    if (S->off[k] != UNPLACED || S->last[k] < nl || S->minoff[k] < lo ||
+        (S->minoff[k] == lo && S->rank[k] < lo_rank))
+      continue;
     uint32_t hi = S->last[k] < nh ? S->last[k] : nh;
     for (uint32_t t = S->first[k] > nl ? S->first[k] : nl; t <= hi; t++)
       if (S->minoff[k] < low2[t]) low2[t] = S->minoff[k];
   }
   for (uint32_t t = nl; t <= nh; t++)
-    if (S->total[t] && S->lowmin[t] < lo && texmem__add_sat(lifted, S->total[t]) > cap &&
+    if (S->total[t] && S->lowmin[t] <= lo && texmem__add_sat(lifted, S->total[t]) > cap &&
         texmem__add_sat(low2[t], S->total[t]) > cap)
       return false;
   return true;
@@ -306,7 +313,7 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
       if (ng == 0) return FOUND;
       F->bl = gb[0];
       F->bh = ge[ng - 1];
-      ok = node_ok(S, C, F->bl, F->bh, F->last_off, &F->min_height);
+      ok = node_ok(S, C, F->bl, F->bh, F->last_off, F->last_rank, &F->min_height);
       if (ok && ng > 1) {
         size_t mark = S->nlog;
         outcome r = FOUND;
