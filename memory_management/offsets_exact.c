@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "offsets_exact_table.h"
 #include "offsets_place.h"
 
 typedef enum { FOUND, NOT_FOUND, LIMIT, ABORTED, NO_MEMORY } outcome;
@@ -53,6 +54,8 @@ typedef struct frame {
   uint32_t last_rank;
   uint32_t bl, bh;      /* unplaced tensors of the group: index range */
   size_t mark;          /* undo log mark before placing cur */
+  texmem__fp fp;        /* the node's state, when keyed */
+  bool keyed;
 } frame;
 
 typedef struct logent {
@@ -65,6 +68,10 @@ typedef struct search {
   uint32_t *first, *last; /* sorted by first task */
   uint64_t *a, *s;        /* aligned and real sizes */
   uint32_t *orig;         /* original tensor index */
+  texmem__fail_table *tt; /* failed states (NULL: none kept) */
+  bool tt_hit;            /* this question pruned on a table hit */
+  bool tt_off;            /* asking again without the table */
+  unsigned pre;           /* preorder in use */
   uint32_t *twin;         /* next tensor with the same [first, last]
                              (a cycle; itself when alone) */
   uint32_t *ranks[NPRE];  /* preorder ranks (unique) */
@@ -283,6 +290,31 @@ static uint32_t split(const search *S, uint32_t bl, uint32_t bh, uint32_t *gb, u
 
 #define MAX_GROUPS 8
 
+/* Fingerprint of a node's state: what the search below it reads. The
+ * capacity, the preorder, the current offset lo and, for each unplaced
+ * tensor of the group, its minimum offset and whether it is barred from
+ * lo (rank below the last placement), and the offsets of its placed twins
+ * (the twin rule reads them). Different paths reach the same state (the
+ * same tensors placed in other arrangements that leave the same floor). */
+static texmem__fp node_fp(const search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
+                          uint32_t lo_rank) {
+  texmem__fp h = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull};
+  texmem__fp_mix(&h, C);
+  texmem__fp_mix(&h, S->pre);
+  texmem__fp_mix(&h, lo);
+  for (uint32_t j = bl; j < bh; j++) {
+    if (S->off[j] != UNPLACED) continue;
+    texmem__fp_mix(&h, (uint64_t)j << 1 | (S->minoff[j] == lo && S->rank[j] < lo_rank));
+    texmem__fp_mix(&h, S->minoff[j]);
+    for (uint32_t q = S->twin[j]; q != j; q = S->twin[q])
+      if (S->off[q] != UNPLACED) {
+        texmem__fp_mix(&h, (uint64_t)1 << 63 | q);
+        texmem__fp_mix(&h, S->off[q]);
+      }
+  }
+  return h;
+}
+
 /* Can the unplaced tensors of [bl, bh) all be placed at or above
  * (lo, lo_rank) ending at or below C? fr has room for the group's depth. */
 static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
@@ -314,6 +346,16 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
       F->bl = gb[0];
       F->bh = ge[ng - 1];
       ok = node_ok(S, C, F->bl, F->bh, F->last_off, F->last_rank, &F->min_height);
+      F->keyed = false;
+      if (ok && S->tt && !S->tt_off) {
+        F->fp = node_fp(S, C, F->bl, F->bh, F->last_off, F->last_rank);
+        if (texmem__fail_table_has(S->tt, F->fp)) {
+          ok = false;
+          S->tt_hit = true;
+        } else {
+          F->keyed = true;
+        }
+      }
       if (ok && ng > 1) {
         size_t mark = S->nlog;
         outcome r = FOUND;
@@ -347,6 +389,8 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
       }
     }
     if (best == NONE) {
+      /* searched completely without a plan (a cut returns at once) */
+      if (F->keyed) texmem__fail_table_add(S->tt, F->fp);
       if (d == 0) return NOT_FOUND;
       d--;
       continue;
@@ -365,7 +409,7 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
 }
 
 /* One question with one preorder and a node limit. */
-static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
+static outcome decide_once(search *S, uint64_t C, unsigned pre, uint64_t limit) {
   for (uint32_t t = 0; t < S->nt; t++) {
     S->total[t] = S->total0[t];
     S->lowmin[t] = UINT64_MAX;
@@ -380,9 +424,24 @@ static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
     for (uint32_t t = 0; t < S->nt; t++) S->lowmin[t] = S->total0[t] ? 0 : UINT64_MAX;
   S->nlog = 0;
   S->rank = S->ranks[pre];
+  S->pre = pre;
   S->limit_nodes = 0;
   S->node_limit = limit;
   return solve(S, C, 0, S->m, 0, 0, S->fr, 0);
+}
+
+/* A "no" that rested on a table hit (a fingerprint, which could collide)
+ * proves nothing: the question is asked again without the table. */
+static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
+  S->tt_hit = false;
+  S->tt_off = false;
+  outcome r = decide_once(S, C, pre, limit);
+  if (r == NOT_FOUND && S->tt_hit) {
+    S->tt_off = true;
+    r = decide_once(S, C, pre, limit);
+    S->tt_off = false;
+  }
+  return r;
 }
 
 typedef struct pre_key {
@@ -417,6 +476,7 @@ static void search_free(search *S) {
   free(S->s);
   free(S->orig);
   free(S->twin);
+  texmem__fail_table_free(S->tt);
   for (int p = 0; p < NPRE; p++) free(S->ranks[p]);
   free(S->minoff);
   free(S->off);
@@ -684,6 +744,9 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
     return st;
   }
   for (j = 0; j < m; j++) S.base[j] = clear_fixed(&S, j, 0);
+  /* The failed-state table is an aid: without memory the search runs
+   * without it. */
+  S.tt = texmem__fail_table_new(m);
 
   /* Questions: "a plan of at most C?" for C at the lower bound, the
    * midpoint and just under the best plan, each with every preorder under
