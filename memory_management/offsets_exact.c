@@ -19,6 +19,15 @@
  *   time-disjoint groups (up front, or once every tensor crossing a task
  *   boundary is placed) each group is solved on its own, and a group that
  *   fails fails the node without retrying the others' alternatives;
+ * - left behind: a tensor that can no longer be placed at its minimum
+ *   offset (below the current offset, or at it with a lower rank) rests
+ *   on a tensor placed later, which lifts the floors it is part of;
+ * - twins (same lifetime): identical ones go in rank order, and of two
+ *   stacked directly one on the other the lower rank goes below;
+ * - failed states: a node searched completely without a plan is kept
+ *   (as a 128-bit fingerprint, offsets_exact_table.c) and pruned when
+ *   another path reaches the same state; a "no" that used such a hit is
+ *   asked again without the table, so no proof rests on a fingerprint;
  * - restarts: each question is asked with rotating preorders (busiest task
  *   then area, then time, then size) under node limits that double, since
  *   a preorder that is slow on one instance is often fast on another.
