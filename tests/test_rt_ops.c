@@ -196,8 +196,9 @@ Test(rt_ops, mean) {
   check_mean(14, false, 1, all, "MEAN H,W,C");
 }
 
-static void check_resize(const int32_t *is, int32_t oh, int32_t ow, bool ac, bool hp,
-                         const char *what) {
+/* RESIZE_BILINEAR or RESIZE_NEAREST_NEIGHBOR of is to oh x ow. */
+static void check_resize(texmem_op_type type, const int32_t *is, int32_t oh, int32_t ow, bool ac,
+                         bool hp, const char *what) {
   rt_mb b = rt_mb_new();
   int32_t x = rt_mb_input(&b, 4, is), os[4] = {is[0], oh, ow, is[3]}, y = rt_mb_tensor(&b, 4, os);
   const int32_t two = 2, size[2] = {oh, ow};
@@ -208,19 +209,19 @@ static void check_resize(const int32_t *is, int32_t oh, int32_t ow, bool ac, boo
   o.align_corners = ac;
   o.half_pixel_centers = hp;
   int32_t ins[2] = {x, sz};
-  rt_mb_op(&b, TEXMEM_OP_RESIZE_BILINEAR, ins, 2, y, &o);
+  rt_mb_op(&b, type, ins, 2, y, &o);
   rt_mb_output(&b, y);
   mb_check(&b, what);
 }
 
 Test(rt_ops, resize_bilinear) {
   const int32_t a[4] = {1, 4, 5, 6}, w1[4] = {1, 3, 1, 5};
-  check_resize(a, 8, 10, false, true, "RESIZE x2 half_pixel_centers");
-  check_resize(a, 7, 9, true, false, "RESIZE align_corners");
-  check_resize(a, 3, 7, false, false, "RESIZE plain, down in H");
-  check_resize(a, 9, 3, false, true, "RESIZE half_pixel_centers, odd sizes");
-  check_resize(w1, 6, 2, false, false, "RESIZE from width 1");
-  check_resize(w1, 5, 3, true, false, "RESIZE align_corners from width 1");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 8, 10, false, true, "RESIZE x2 half_pixel_centers");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 7, 9, true, false, "RESIZE align_corners");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 3, 7, false, false, "RESIZE plain, down in H");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 9, 3, false, true, "RESIZE half_pixel_centers, odd sizes");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, w1, 6, 2, false, false, "RESIZE from width 1");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, w1, 5, 3, true, false, "RESIZE align_corners from width 1");
 }
 
 static void check_pad(unsigned rank, const int32_t *is, const int32_t (*pad)[2], const char *what) {
@@ -384,8 +385,8 @@ Test(rt_ops, batch_2_pool_mean_resize) {
   o.keep_dims = true;
   check_1(TEXMEM_OP_MEAN, &o, 4, m, 4, bc, "MEAN over B and C, keep_dims");
   const int32_t r[4] = {2, 4, 5, 6};
-  check_resize(r, 7, 9, true, false, "RESIZE align_corners batch 2");
-  check_resize(r, 8, 10, false, true, "RESIZE half_pixel_centers batch 2");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, r, 7, 9, true, false, "RESIZE align_corners batch 2");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, r, 8, 10, false, true, "RESIZE half_pixel_centers batch 2");
 }
 
 Test(rt_ops, batch_2_data_movement) {
@@ -503,32 +504,15 @@ Test(rt_ops, softmax) {
   check_softmax(3, c13, 1.0f, "SOFTMAX rank 3 batch 2, C 13");
 }
 
-static void check_nearest(const int32_t *is, int32_t oh, int32_t ow, bool ac, bool hp,
-                          const char *what) {
-  rt_mb b = rt_mb_new();
-  int32_t x = rt_mb_input(&b, 4, is), os[4] = {is[0], oh, ow, is[3]}, y = rt_mb_tensor(&b, 4, os);
-  const int32_t two = 2, size[2] = {oh, ow};
-  int32_t sz;
-  TG_OK(texmem_model_add_constant(b.m, NULL, TEXMEM_DTYPE_INT32, 1, &two, size, sizeof size, &sz,
-                                  &tg_err_));
-  texmem_op_options o = texmem_op_options_default();
-  o.align_corners = ac;
-  o.half_pixel_centers = hp;
-  int32_t ins[2] = {x, sz};
-  rt_mb_op(&b, TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, ins, 2, y, &o);
-  rt_mb_output(&b, y);
-  mb_check(&b, what);
-}
-
 Test(rt_ops, resize_nearest_neighbor) {
   const int32_t a[4] = {1, 4, 5, 6}, w1[4] = {1, 3, 1, 5}, b2[4] = {2, 5, 3, 3};
-  check_nearest(a, 8, 10, false, false, "NEAREST x2");
-  check_nearest(a, 7, 9, true, false, "NEAREST align_corners");
-  check_nearest(a, 9, 7, false, true, "NEAREST half_pixel_centers");
-  check_nearest(a, 7, 3, true, true, "NEAREST align_corners and half_pixel_centers");
-  check_nearest(a, 3, 2, false, false, "NEAREST down");
-  check_nearest(w1, 6, 2, false, true, "NEAREST from width 1");
-  check_nearest(b2, 11, 7, false, true, "NEAREST half_pixel_centers, batch 2");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 8, 10, false, false, "NEAREST x2");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 7, 9, true, false, "NEAREST align_corners");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 9, 7, false, true, "NEAREST half_pixel_centers");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 7, 3, true, true, "NEAREST align_corners and half_pixel_centers");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 3, 2, false, false, "NEAREST down");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, w1, 6, 2, false, true, "NEAREST from width 1");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, b2, 11, 7, false, true, "NEAREST half_pixel_centers, batch 2");
 }
 
 /* More inputs than one program binds (8): several passes, each writing
