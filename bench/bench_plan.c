@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_util.h" /* the texmem command's monotonic clock */
 #include "gen_records.h"
 #include "texmem/plan.h"
 
@@ -57,12 +58,6 @@ typedef struct input {
   unsigned dims;
   size_t n;
 } input;
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -111,9 +106,9 @@ static void child_measure(const input *in, row r, double cap_ms, measure *m) {
   m->out = OUT_OK;
   for (int i = 0; i < runs; i++) {
     texmem_plan *p = NULL;
-    double t0 = now_ms();
+    double t0 = cli_now_ms();
     texmem_status st = texmem_plan_create(rec, n, dims, &d, &p, &err);
-    double t = now_ms() - t0;
+    double t = cli_now_ms() - t0;
     if (st) {
       m->out = st == TEXMEM_STATUS_UNSUPPORTED ? OUT_NA : OUT_ERROR;
       snprintf(m->msg, sizeof m->msg, "%.190s", err.message);

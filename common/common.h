@@ -1,5 +1,6 @@
 /* Helpers every part of texmem shares (no GL): the error helpers, checked
- * and saturating 64-bit arithmetic, fp16 conversion and a growable array.
+ * and saturating 64-bit arithmetic, fp16 conversion, a growable array and
+ * a string copy.
  * Internal: not installed, names texmem__*. */
 #ifndef TEXMEM_COMMON_H
 #define TEXMEM_COMMON_H
@@ -86,5 +87,8 @@ float texmem__f16_to_f32(uint16_t h);
  * when out of memory or the byte count would overflow; then p and *cap are
  * unchanged and p is still the caller's to free. */
 void *texmem__grow(void *p, size_t *cap, size_t need, size_t elem);
+
+/* A malloc'd copy of s (NULL copies as ""); NULL when out of memory. */
+char *texmem__strdup(const char *s);
 
 #endif

@@ -52,19 +52,3 @@ texmem_status texmem__prefix(texmem_error *err, const char *fmt, ...) {
   snprintf(err->message + used, sizeof err->message - used, "%s", msg);
   return err->status;
 }
-
-void *texmem__grow(void *p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap && p) return p;
-  size_t c = *cap ? *cap : 8;
-  while (c < need) {
-    if (c > SIZE_MAX / 2) {
-      c = need;
-      break;
-    }
-    c *= 2;
-  }
-  if (elem && c > SIZE_MAX / elem) return NULL;
-  void *q = realloc(p, c * elem);
-  if (q) *cap = c;
-  return q;
-}

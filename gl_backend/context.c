@@ -58,14 +58,6 @@ static texmem_status egl_fail(texmem_error *err, const char *call) {
                       texmem__egl_error_name(e), (unsigned)e);
 }
 
-static char *dup_str(const char *s) {
-  if (!s) s = "";
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
 static bool has_ext(const char *list, const char *ext) {
   if (!list) return false;
   size_t n = strlen(ext);
@@ -122,14 +114,14 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
   if (c->gl_major < 3 || (c->gl_major == 3 && c->gl_minor < 1) || !glDispatchCompute)
     return texmem__fail(err, TEXMEM_STATUS_GL_CONTEXT,
                         "OpenGL ES 3.1 with compute shaders needed, got \"%s\"", ver);
-  c->vendor = dup_str((const char *)glGetString(GL_VENDOR));
-  c->renderer = dup_str((const char *)glGetString(GL_RENDERER));
-  c->version = dup_str(ver);
-  c->glsl_version = dup_str((const char *)glGetString(GL_SHADING_LANGUAGE_VERSION));
+  c->vendor = texmem__strdup((const char *)glGetString(GL_VENDOR));
+  c->renderer = texmem__strdup((const char *)glGetString(GL_RENDERER));
+  c->version = texmem__strdup(ver);
+  c->glsl_version = texmem__strdup((const char *)glGetString(GL_SHADING_LANGUAGE_VERSION));
   const char *ev = c->display != EGL_NO_DISPLAY ? eglQueryString(c->display, EGL_VENDOR) : NULL;
   const char *evv = c->display != EGL_NO_DISPLAY ? eglQueryString(c->display, EGL_VERSION) : NULL;
-  c->egl_vendor = dup_str(ev);
-  c->egl_version = dup_str(evv);
+  c->egl_vendor = texmem__strdup(ev);
+  c->egl_version = texmem__strdup(evv);
   if (!c->vendor || !c->renderer || !c->version || !c->glsl_version || !c->egl_vendor ||
       !c->egl_version)
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");

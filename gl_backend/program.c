@@ -77,13 +77,6 @@ static bool valid_name(const char *s) {
   return true;
 }
 
-static char *dup_str(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
 /* Variant key byte: target (0 2D, 1 2D_ARRAY, 2 3D) | format << 2. */
 enum { KEY_2D = 0, KEY_ARRAY = 1, KEY_3D = 2 };
 
@@ -138,7 +131,7 @@ static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
 
 static void set_log(texmem_gl_context *ctx, const char *log) {
   free(ctx->log);
-  ctx->log = dup_str(log ? log : "");
+  ctx->log = texmem__strdup(log ? log : "");
 }
 
 /* Compiles and links one variant into v->program. */
@@ -299,14 +292,14 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
   tmp.n_buffers = d->n_buffers;
   tmp.writable_buffers = writable_buffers;
   memcpy(tmp.local, local, sizeof local);
-  tmp.name = dup_str(pname);
-  tmp.source = dup_str(d->source);
+  tmp.name = texmem__strdup(pname);
+  tmp.source = texmem__strdup(d->source);
   tmp.images = calloc(n_img ? n_img : 1, sizeof *tmp.images);
   tmp.buffers = calloc(d->n_buffers ? d->n_buffers : 1, sizeof *tmp.buffers);
   bool oom = !tmp.name || !tmp.source || !tmp.images || !tmp.buffers;
-  for (size_t i = 0; i < n_img && !oom; i++) oom = !(tmp.images[i] = dup_str(all[i]));
+  for (size_t i = 0; i < n_img && !oom; i++) oom = !(tmp.images[i] = texmem__strdup(all[i]));
   for (size_t i = 0; i < d->n_buffers && !oom; i++)
-    oom = !(tmp.buffers[i] = dup_str(d->buffers[i]));
+    oom = !(tmp.buffers[i] = texmem__strdup(d->buffers[i]));
   if (oom) {
     prog_free_fields(&tmp);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -369,7 +362,7 @@ static GLint uniform_loc(texmem__gl_variant *v, const char *name, bool *oom) {
     return loc;
   }
   v->uniforms = grown;
-  char *copy = dup_str(name);
+  char *copy = texmem__strdup(name);
   if (!copy) {
     *oom = true;
     return loc;

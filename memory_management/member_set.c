@@ -52,16 +52,23 @@ bool texmem__mset_insert(texmem__mset *s, const uint32_t *first, const uint32_t 
   return true;
 }
 
+/* In a run of len members (sorted by first task, hence by last task too):
+ * the first whose last task is >= f. */
+static size_t first_ending_at_or_after(const texmem__mnode *r, size_t len, uint32_t f) {
+  size_t lo = 0, hi = len;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r[mid].last < f) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
 size_t texmem__mset_after(const texmem__mset *s, uint32_t f) {
   const texmem__mnode *best = NULL;
   for (unsigned k = 0; k < s->nruns; k++) {
     const texmem__mnode *r = s->run[k];
     if (!r) continue;
-    size_t lo = 0, hi = (size_t)1 << k;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (r[mid].last < f) lo = mid + 1; else hi = mid;
-    }
+    size_t lo = first_ending_at_or_after(r, (size_t)1 << k, f);
     if (lo < ((size_t)1 << k) && (!best || r[lo].first < best->first)) best = &r[lo];
   }
   return best ? best->t : SIZE_MAX;
@@ -72,11 +79,7 @@ size_t texmem__mset_before(const texmem__mset *s, uint32_t f) {
   for (unsigned k = 0; k < s->nruns; k++) {
     const texmem__mnode *r = s->run[k];
     if (!r) continue;
-    size_t lo = 0, hi = (size_t)1 << k;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (r[mid].last < f) lo = mid + 1; else hi = mid;
-    }
+    size_t lo = first_ending_at_or_after(r, (size_t)1 << k, f);
     if (lo > 0 && (!best || r[lo - 1].first > best->first)) best = &r[lo - 1];
   }
   return best ? best->t : SIZE_MAX;

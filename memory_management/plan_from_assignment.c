@@ -1,5 +1,7 @@
 /* texmem_plan_from_assignment: a caller's assignment made into a plan,
  * object dims and totals derived here, then validated like any plan. */
+#include <string.h>
+
 #include "internal.h"
 
 static uint64_t rec_vol(const texmem_record *r, unsigned dims) {
@@ -32,10 +34,28 @@ static texmem_status check_args(const texmem_record *rec, size_t n, unsigned dim
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "objects assignment without object_of");
   if (n && a->kind == TEXMEM_PLAN_OFFSETS && !a->offset)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "offsets assignment without offset");
-  if (a->kind == TEXMEM_PLAN_OFFSETS && a->layout == TEXMEM_LAYOUT_NATURAL && dims != 1)
+  bool natural_offsets = a->kind == TEXMEM_PLAN_OFFSETS && a->layout == TEXMEM_LAYOUT_NATURAL;
+  if (natural_offsets && dims != 1)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "an offsets plan of %u-D records needs the linear layout", dims);
-  for (size_t i = 0; a->object_of && i < n; i++)
+  if (a->fixed_offsets && !natural_offsets)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "fixed_offsets applies to natural offsets plans only");
+  if (natural_offsets && a->object_count > 1)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "object_count %zu: a natural offsets plan has one arena", a->object_count);
+  /* More objects than tensors would only be empty ones; refusing them also
+   * bounds what the plan allocates. */
+  if (a->object_count > n)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "object_count %zu, but %zu tensors can use at most %zu objects",
+                        a->object_count, n, n);
+  if (n && a->object_dims && !a->object_count && !natural_offsets)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "object_dims needs object_count (how many entries it has)");
+  /* With object_count given, an object_of past it is the validator's to
+   * name; without, the count comes from object_of and must stay bounded. */
+  for (size_t i = 0; a->object_of && !a->object_count && i < n; i++)
     if (a->object_of[i] >= n)
       return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
                           "tensor %zu: object %zu, but %zu tensors can use at most %zu objects", i,
@@ -51,11 +71,13 @@ texmem_status texmem_plan_from_assignment(const texmem_record *rec, size_t n, un
   *out = NULL;
   bool linear = a->layout == TEXMEM_LAYOUT_LINEAR;
   bool offsets = a->kind == TEXMEM_PLAN_OFFSETS;
-  size_t k = (offsets && !linear) || n == 0 ? 1 : 0;
-  for (size_t i = 0; a->object_of && i < n && !(offsets && !linear); i++)
+  bool one_arena = offsets && !linear;
+  size_t k = 1; /* linear offsets with object_of NULL: texture 0 */
+  if (n == 0) k = 0;
+  else if (a->object_count) k = a->object_count;
+  for (size_t i = 0; a->object_of && !a->object_count && i < n && !one_arena; i++)
     if (a->object_of[i] + 1 > k) k = a->object_of[i] + 1;
-  if (k == 0) k = 1; /* linear offsets with object_of NULL: texture 0 */
-  texmem_plan *p = texmem__plan_alloc(n, n ? k : 0);
+  texmem_plan *p = texmem__plan_alloc(n, k);
   if (!p) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   p->kind = a->kind;
   p->strategy = TEXMEM_STRATEGY_NAIVE;
@@ -65,12 +87,13 @@ texmem_status texmem_plan_from_assignment(const texmem_record *rec, size_t n, un
   p->linear_width = linear ? a->linear_width : 0;
   for (int j = 0; j < 3; j++) p->max_dims[j] = a->max_dims[j];
   for (size_t i = 0; i < n; i++) {
-    size_t o = a->object_of && !(offsets && !linear) ? a->object_of[i] : 0;
-    uint64_t *od = p->object_dims[o];
+    size_t o = a->object_of && !one_arena ? a->object_of[i] : 0;
     p->object_of[i] = o;
+    if (offsets) p->offset[i] = a->offset[i];
+    if (a->object_dims || o >= k) continue; /* dims given; a missing object */
+    uint64_t *od = p->object_dims[o];
     uint64_t v = rec_vol(&rec[i], dims);
     if (offsets) {
-      p->offset[i] = a->offset[i];
       uint64_t end = texmem__add_sat(a->offset[i], linear ? rows_of(v, a->linear_width, true) : v);
       od[linear ? 1 : 0] = texmem__max_u64(od[linear ? 1 : 0], end);
     } else if (linear) {
@@ -80,22 +103,32 @@ texmem_status texmem_plan_from_assignment(const texmem_record *rec, size_t n, un
         od[j] = texmem__max_u64(od[j], rec[i].dims[j] ? rec[i].dims[j] : 1);
     }
   }
-  /* Dimensions no tensor sets are 1; linear textures are W wide. */
-  for (size_t o = 0; o < p->n_objects; o++)
-    for (int j = 0; j < 3; j++) {
-      uint64_t *d = &p->object_dims[o][j];
-      if (linear && j == 0) *d = a->linear_width;
-      else if (!*d && !(j == (linear ? 1 : 0) && (offsets || linear))) *d = 1;
-    }
+  if (a->object_dims) {
+    memcpy(p->object_dims, a->object_dims, k * sizeof *p->object_dims);
+  } else {
+    /* Dimensions no tensor sets are 1; linear textures are W wide. */
+    for (size_t o = 0; o < k; o++)
+      for (int j = 0; j < 3; j++) {
+        uint64_t *d = &p->object_dims[o][j];
+        if (linear && j == 0) *d = a->linear_width;
+        else if (!*d && !(j == (linear ? 1 : 0) && (offsets || linear))) *d = 1;
+      }
+  }
+  /* The total is always derived: the sum of the object sizes (one arena
+   * for natural offsets). */
   uint64_t total = 0;
-  for (size_t o = 0; o < p->n_objects; o++) {
+  for (size_t o = 0; o < k; o++) {
     p->object_size[o] = texmem__vol_sat(p->object_dims[o]);
     total = texmem__add_sat(total, p->object_size[o]);
   }
-  p->total = offsets && !linear ? p->object_size[0] : total;
-  if (n == 0) {
-    p->n_objects = 0;
-    p->total = 0;
+  p->total = total;
+  if (a->fixed_offsets && n) {
+    p->fixed = malloc(n * sizeof *p->fixed);
+    if (!p->fixed) {
+      texmem_plan_destroy(p);
+      return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(p->fixed, a->fixed_offsets, n * sizeof *p->fixed);
   }
   if (total == UINT64_MAX) st = texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "plan total overflows");
   if (!st) st = texmem_plan_validate(rec, n, dims, p, err);

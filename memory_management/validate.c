@@ -120,6 +120,43 @@ static int cmp_first(const void *a, const void *b) {
   return (x->tensor > y->tensor) - (x->tensor < y->tensor);
 }
 
+/* Two tensors conflict iff both are live when the later one starts: each
+ * tensor is checked against the live set at its start (s sorted here, act
+ * room for n). Their spans [offset, +len) must not meet (arena plans: when
+ * in the same arena texture); zero lengths meet nothing. */
+static texmem_status check_overlaps(const texmem_record *rec, size_t n, span *s, size_t *act,
+                                    const texmem_plan *p, const uint64_t *len, bool arena,
+                                    texmem_error *err) {
+  qsort(s, n, sizeof *s, cmp_first);
+  size_t nact = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t t = s[i].tensor, keep = 0;
+    for (size_t j = 0; j < nact; j++)
+      if (rec[act[j]].last_task >= s[i].first) act[keep++] = act[j];
+    nact = keep;
+    for (size_t j = 0; j < nact; j++) {
+      size_t u = act[j];
+      if ((arena && p->object_of[t] != p->object_of[u]) || !len[t] || !len[u] ||
+          p->offset[t] >= p->offset[u] + len[u] || p->offset[u] >= p->offset[t] + len[t])
+        continue;
+      if (arena)
+        return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                            "tensors %zu and %zu are live together but overlap in arena texture "
+                            "%zu (rows [%llu,+%llu) and [%llu,+%llu))",
+                            u, t, p->object_of[t], (unsigned long long)p->offset[u],
+                            (unsigned long long)len[u], (unsigned long long)p->offset[t],
+                            (unsigned long long)len[t]);
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                          "tensors %zu and %zu are live together but overlap in the arena "
+                          "([%llu,+%llu) and [%llu,+%llu))",
+                          u, t, (unsigned long long)p->offset[u], (unsigned long long)len[u],
+                          (unsigned long long)p->offset[t], (unsigned long long)len[t]);
+    }
+    act[nact++] = t;
+  }
+  return TEXMEM_STATUS_OK;
+}
+
 static texmem_status validate_offsets(const texmem_record *rec, size_t n,
                                       unsigned dims, const texmem_plan *p,
                                       texmem_error *err) {
@@ -153,27 +190,7 @@ static texmem_status validate_offsets(const texmem_record *rec, size_t n,
     st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "arena size %llu, but tensors end at %llu",
                       (unsigned long long)p->total, (unsigned long long)total);
   if (st) goto done;
-  /* Two tensors conflict iff both are live when the later one starts:
-   * check each tensor against the live set at its start. */
-  qsort(s, n, sizeof *s, cmp_first);
-  size_t nact = 0;
-  for (size_t i = 0; i < n && !st; i++) {
-    size_t t = s[i].tensor, keep = 0;
-    for (size_t j = 0; j < nact; j++)
-      if (rec[act[j]].last_task >= s[i].first) act[keep++] = act[j];
-    nact = keep;
-    for (size_t j = 0; j < nact && !st; j++) {
-      size_t u = act[j];
-      if (size[t] && size[u] && p->offset[t] < p->offset[u] + size[u] &&
-          p->offset[u] < p->offset[t] + size[t])
-        st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
-                          "tensors %zu and %zu are live together but overlap in the arena "
-                          "([%llu,+%llu) and [%llu,+%llu))",
-                          u, t, (unsigned long long)p->offset[u], (unsigned long long)size[u],
-                          (unsigned long long)p->offset[t], (unsigned long long)size[t]);
-    }
-    act[nact++] = t;
-  }
+  st = check_overlaps(rec, n, s, act, p, size, false, err);
 done:
   free(size);
   free(s);
@@ -251,27 +268,7 @@ static texmem_status validate_arena(const texmem_record *rec, size_t n, unsigned
                         "arena texture %zu has %llu rows but its tensors end at row %llu", o,
                         (unsigned long long)p->object_dims[o][1], (unsigned long long)end[o]);
   if (st) goto done;
-  /* As for offsets: each tensor against those live when it starts. */
-  qsort(s, n, sizeof *s, cmp_first);
-  size_t nact = 0;
-  for (size_t i = 0; i < n && !st; i++) {
-    size_t t = s[i].tensor, keep = 0;
-    for (size_t j = 0; j < nact; j++)
-      if (rec[act[j]].last_task >= s[i].first) act[keep++] = act[j];
-    nact = keep;
-    for (size_t j = 0; j < nact && !st; j++) {
-      size_t u = act[j];
-      if (p->object_of[t] == p->object_of[u] && rows[t] && rows[u] &&
-          p->offset[t] < p->offset[u] + rows[u] && p->offset[u] < p->offset[t] + rows[t])
-        st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
-                          "tensors %zu and %zu are live together but overlap in arena texture "
-                          "%zu (rows [%llu,+%llu) and [%llu,+%llu))",
-                          u, t, p->object_of[t], (unsigned long long)p->offset[u],
-                          (unsigned long long)rows[u], (unsigned long long)p->offset[t],
-                          (unsigned long long)rows[t]);
-    }
-    act[nact++] = t;
-  }
+  st = check_overlaps(rec, n, s, act, p, rows, true, err);
 done:
   free(rows);
   free(end);

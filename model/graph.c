@@ -177,13 +177,6 @@ texmem_status texmem_model_create(texmem_model **out, texmem_error *err) {
   return TEXMEM_STATUS_OK;
 }
 
-static char *dup_str(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
 static texmem_status add_tensor(texmem_model *m, const char *name, texmem_dtype type,
                                 unsigned rank, const int32_t *shape, bool need_positive,
                                 int32_t *index, texmem_tensor **added, texmem_error *err) {
@@ -207,7 +200,7 @@ static texmem_status add_tensor(texmem_model *m, const char *name, texmem_dtype 
   memset(t, 0, sizeof *t);
   t->name = "";
   if (name && name[0]) {
-    char *d = dup_str(name);
+    char *d = texmem__strdup(name);
     if (!d) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for a tensor name");
     t->name = d;
   }
@@ -314,7 +307,7 @@ texmem_status texmem_model_add_op(texmem_model *m, texmem_op_type type, const in
   if ((s = copy_indices(inputs, n_inputs, &in, err)) ||
       (s = copy_indices(outputs, n_outputs, &outv, err)))
     goto fail;
-  if (options && options->custom_name && !(cname = dup_str(options->custom_name))) {
+  if (options && options->custom_name && !(cname = texmem__strdup(options->custom_name))) {
     s = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for a custom name");
     goto fail;
   }

@@ -40,6 +40,28 @@ static inline int32_t texmem__conv_pad_before(int32_t in, int32_t out, int32_t k
   return total > 0 ? total / 2 : 0;
 }
 
+/* A KH x KW window over x with o's strides and dilations (each must be at
+ * least 1): the output size and the padding before the first row and
+ * column, as TFLite computes them. */
+typedef struct texmem__conv_window {
+  int32_t oh, ow, pad_top, pad_left;
+} texmem__conv_window;
+
+static inline texmem_status texmem__conv_window_of(const char *name, const texmem_op_options *o,
+                                                   const texmem_tensor *x, uint32_t KH,
+                                                   uint32_t KW, texmem__conv_window *g,
+                                                   texmem_error *err) {
+  if (o->stride_w < 1 || o->stride_h < 1 || o->dilation_w < 1 || o->dilation_h < 1)
+    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: stride %dx%d / dilation %dx%d below 1",
+                        name, o->stride_w, o->stride_h, o->dilation_w, o->dilation_h);
+  int32_t ih = (int32_t)x->h, iw = (int32_t)x->w, kh = (int32_t)KH, kw = (int32_t)KW;
+  g->oh = texmem__conv_out_size(o->padding, ih, kh, o->stride_h, o->dilation_h);
+  g->ow = texmem__conv_out_size(o->padding, iw, kw, o->stride_w, o->dilation_w);
+  g->pad_top = texmem__conv_pad_before(ih, g->oh, kh, o->stride_h, o->dilation_h);
+  g->pad_left = texmem__conv_pad_before(iw, g->ow, kw, o->stride_w, o->dilation_w);
+  return TEXMEM_STATUS_OK;
+}
+
 /* A model tensor as a float image operand: non-constant, FLOAT32. */
 static inline texmem_status texmem__conv_image(const char *op, const texmem_model *m, int32_t idx,
                                                const char *what, const texmem_tensor **out,

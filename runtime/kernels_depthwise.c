@@ -26,12 +26,9 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
   if (op->n_inputs > 2 && op->inputs[2] >= 0 &&
       (s = texmem__conv_const(name, model, op->inputs[2], "bias", OC, &bias, err)))
     return s;
-  if (o->stride_w < 1 || o->stride_h < 1 || o->dilation_w < 1 || o->dilation_h < 1)
-    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: stride %dx%d / dilation %dx%d below 1",
-                        name, o->stride_w, o->stride_h, o->dilation_w, o->dilation_h);
-  int32_t ih = (int32_t)x->h, iw = (int32_t)x->w, kh = (int32_t)KH, kw = (int32_t)KW;
-  int32_t oh = texmem__conv_out_size(o->padding, ih, kh, o->stride_h, o->dilation_h);
-  int32_t ow = texmem__conv_out_size(o->padding, iw, kw, o->stride_w, o->dilation_w);
+  texmem__conv_window g = {0};
+  if ((s = texmem__conv_window_of(name, o, x, KH, KW, &g, err))) return s;
+  int32_t oh = g.oh, ow = g.ow, kh = (int32_t)KH, kw = (int32_t)KW;
   if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)oh, (uint32_t)ow, OC, err))) return s;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
@@ -58,8 +55,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
   out->n_inputs = 1;
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
-  int32_t pt = texmem__conv_pad_before(ih, oh, kh, o->stride_h, o->dilation_h);
-  int32_t pl = texmem__conv_pad_before(iw, ow, kw, o->stride_w, o->dilation_w);
+  int32_t pt = g.pad_top, pl = g.pad_left;
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);
   texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);
   if (mult != 1) texmem__kernel_ivec4(out, "chan", (int32_t)mult, (int32_t)OC, 0, 0);

@@ -19,11 +19,8 @@ static texmem_status unary(texmem__kernel_env *env, const texmem_model *model,
                            const texmem_op *op, texmem__kernel *out, texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
   const texmem_tensor *x = NULL, *y = NULL;
-  texmem_status s = texmem__ku_in_out(name, model, op, &x, &y, err);
+  texmem_status s = texmem__ku_same_shape_io(name, model, op, &x, &y, err);
   if (s) return s;
-  if ((s = texmem__ku_check_out(name, y, x->h, x->w, x->c, err)) ||
-      (s = texmem__ku_check_batch(name, x, y, err)))
-    return s;
   int kind = op->type == TEXMEM_OP_RELU ? 0 : op->type == TEXMEM_OP_RELU6 ? 1
              : op->type == TEXMEM_OP_LOGISTIC ? 2 : op->type == TEXMEM_OP_HARD_SWISH ? 3
              : op->type == TEXMEM_OP_TANH ? 4 : 5;

@@ -9,11 +9,8 @@ texmem_status texmem__kernel_softmax(texmem__kernel_env *env, const texmem_model
                                      const texmem_op *op, texmem__kernel *out, texmem_error *err) {
   const char *name = "SOFTMAX";
   const texmem_tensor *x = NULL, *y = NULL;
-  texmem_status s = texmem__ku_in_out(name, model, op, &x, &y, err);
+  texmem_status s = texmem__ku_same_shape_io(name, model, op, &x, &y, err);
   if (s) return s;
-  if ((s = texmem__ku_check_out(name, y, x->h, x->w, x->c, err)) ||
-      (s = texmem__ku_check_batch(name, x, y, err)))
-    return s;
   if (!isfinite(op->options.beta))
     return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: beta is not finite", name);
   if ((s = texmem__ku_program_1(env, "op_softmax.comp", op, out, err))) return s;

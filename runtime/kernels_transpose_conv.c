@@ -55,6 +55,22 @@ static texmem_status emit(texmem__kernel_env *env, const texmem_op *op, int32_t 
   return TEXMEM_STATUS_OK;
 }
 
+/* OHWI weights w that fit input x (d = O, KH, KW, I), then the optional
+ * bias, operand bias_at of op. */
+static texmem_status ohwi_and_bias(const char *name, const texmem_model *model,
+                                   const texmem_op *op, size_t bias_at, const texmem_tensor *x,
+                                   const texmem_tensor *w, uint32_t d[4],
+                                   const texmem_tensor **bias, texmem_error *err) {
+  for (int k = 0; k < 4; k++) d[k] = (uint32_t)w->shape[k];
+  if (w->data_size != (size_t)d[0] * d[1] * d[2] * d[3] * sizeof(float) || d[3] != x->c)
+    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
+                        "%s: weights %ux%ux%ux%u do not fit input \"%s\" with %u channels", name,
+                        d[0], d[1], d[2], d[3], x->name, x->c);
+  if (op->n_inputs > bias_at && op->inputs[bias_at] >= 0)
+    return texmem__conv_const(name, model, op->inputs[bias_at], "bias", d[0], bias, err);
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem__kernel_transpose_conv(texmem__kernel_env *env, const texmem_model *model,
                                             const texmem_op *op, texmem__kernel *out,
                                             texmem_error *err) {
@@ -63,15 +79,9 @@ texmem_status texmem__kernel_transpose_conv(texmem__kernel_env *env, const texme
   texmem_status s;
   if ((s = texmem__conv_operands(name, model, op, &x, &y, &w, err))) return s;
   if ((s = texmem__conv_check_4d(name, x, w, err))) return s;
-  uint32_t O = (uint32_t)w->shape[0], KH = (uint32_t)w->shape[1], KW = (uint32_t)w->shape[2],
-           I = (uint32_t)w->shape[3];
-  if (w->data_size != (size_t)O * KH * KW * I * sizeof(float) || I != x->c)
-    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
-                        "%s: weights %ux%ux%ux%u do not fit input \"%s\" with %u channels", name, O,
-                        KH, KW, I, x->name, x->c);
-  if (op->n_inputs > 2 && op->inputs[2] >= 0 &&
-      (s = texmem__conv_const(name, model, op->inputs[2], "bias", O, &bias, err)))
-    return s;
+  uint32_t d[4];
+  if ((s = ohwi_and_bias(name, model, op, 2, x, w, d, &bias, err))) return s;
+  uint32_t O = d[0], KH = d[1], KW = d[2];
 
   const texmem_op_options *o = &op->options;
   texmem_padding pad = o->padding;
@@ -120,15 +130,9 @@ texmem_status texmem__kernel_transpose_conv_builtin(texmem__kernel_env *env,
       (s = texmem__conv_const(name, model, op->inputs[1], "weights", 0, &w, err)) ||
       (s = texmem__conv_check_4d(name, x, w, err)))
     return s;
-  uint32_t O = (uint32_t)w->shape[0], KH = (uint32_t)w->shape[1], KW = (uint32_t)w->shape[2],
-           I = (uint32_t)w->shape[3];
-  if (w->data_size != (size_t)O * KH * KW * I * sizeof(float) || I != x->c)
-    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
-                        "%s: weights %ux%ux%ux%u do not fit input \"%s\" with %u channels", name, O,
-                        KH, KW, I, x->name, x->c);
-  if (op->n_inputs > 3 && op->inputs[3] >= 0 &&
-      (s = texmem__conv_const(name, model, op->inputs[3], "bias", O, &bias, err)))
-    return s;
+  uint32_t d[4];
+  if ((s = ohwi_and_bias(name, model, op, 3, x, w, d, &bias, err))) return s;
+  uint32_t O = d[0], KH = d[1], KW = d[2];
   if (y->rank != 4 || y->b != x->b || y->c != O)
     return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
                         "%s: output \"%s\" is %ux%ux%ux%u (BHWC), needs batch %u and %u channels",

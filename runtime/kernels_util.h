@@ -65,6 +65,17 @@ static inline texmem_status texmem__ku_check_batch(const char *op, const texmem_
   return TEXMEM_STATUS_OK;
 }
 
+/* Input 0 and output 0 of an op whose output has its input's shape (unary
+ * ops, softmax). */
+static inline texmem_status texmem__ku_same_shape_io(const char *op, const texmem_model *m,
+                                                     const texmem_op *o, const texmem_tensor **x,
+                                                     const texmem_tensor **y, texmem_error *err) {
+  texmem_status s = texmem__ku_in_out(op, m, o, x, y, err);
+  if (!s) s = texmem__ku_check_out(op, *y, (*x)->h, (*x)->w, (*x)->c, err);
+  if (!s) s = texmem__ku_check_batch(op, *x, *y, err);
+  return s;
+}
+
 /* uniform int batch: shaders split texel z into (batch, slice) with
  * S = shape.z / max(batch, 1) (an unset uniform reads 0 = batch 1). */
 static inline void texmem__ku_batch(texmem__kernel *k, uint32_t b) {

@@ -158,4 +158,58 @@ static inline void rt_assert_identical(const rt_outputs *a, const rt_outputs *b,
   }
 }
 
+/* A small test model around one op: graph inputs reach the op under test
+ * through an identity ADD (x + 0) and its output leaves through one, so the
+ * op reads and writes planned (pool) textures. */
+typedef struct rt_mb {
+  texmem_model *m;
+  int32_t zero; /* scalar constant 0 for the identity ADDs */
+  int32_t in[24], out[8];
+  size_t n_in, n_out;
+} rt_mb;
+
+static inline int32_t rt_mb_tensor(rt_mb *b, unsigned rank, const int32_t *shape) {
+  int32_t t;
+  TG_OK(texmem_model_add_tensor(b->m, NULL, TEXMEM_DTYPE_FLOAT32, rank, shape, &t, &tg_err_));
+  return t;
+}
+
+static inline void rt_mb_op(rt_mb *b, texmem_op_type type, const int32_t *ins, size_t n,
+                            int32_t out, const texmem_op_options *o) {
+  TG_OK(texmem_model_add_op(b->m, type, ins, n, &out, 1, o, NULL, &tg_err_));
+}
+
+static inline rt_mb rt_mb_new(void) {
+  rt_mb b = {0};
+  TG_OK(texmem_model_create(&b.m, &tg_err_));
+  const int32_t one = 1;
+  const float z = 0.0f;
+  TG_OK(texmem_model_add_constant(b.m, "zero", TEXMEM_DTYPE_FLOAT32, 1, &one, &z, sizeof z,
+                                  &b.zero, &tg_err_));
+  return b;
+}
+
+/* Graph input number b->n_in of this shape, returned as the intermediate
+ * x + 0. */
+static inline int32_t rt_mb_input(rt_mb *b, unsigned rank, const int32_t *shape) {
+  cr_assert_lt(b->n_in, sizeof b->in / sizeof b->in[0]);
+  int32_t g = rt_mb_tensor(b, rank, shape), t = rt_mb_tensor(b, rank, shape);
+  int32_t ins[2] = {g, b->zero};
+  rt_mb_op(b, TEXMEM_OP_ADD, ins, 2, t, NULL);
+  b->in[b->n_in++] = g;
+  return t;
+}
+
+/* The op output t leaves through t + 0 as a graph output. */
+static inline void rt_mb_output(rt_mb *b, int32_t t) {
+  cr_assert_lt(b->n_out, sizeof b->out / sizeof b->out[0]);
+  const texmem_tensor *x = texmem_model_tensor(b->m, (size_t)t);
+  int32_t shape[TEXMEM_MAX_RANK];
+  memcpy(shape, x->shape, sizeof shape);
+  int32_t g = rt_mb_tensor(b, x->rank, shape);
+  int32_t ins[2] = {t, b->zero};
+  rt_mb_op(b, TEXMEM_OP_ADD, ins, 2, g, NULL);
+  b->out[b->n_out++] = g;
+}
+
 #endif

@@ -7,50 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "support.h"
 
-static char tmpdir[256];
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_bench"); }
 
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_cli_bench_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/trunc.tflite", tmpdir);
-  unlink(path);
-  rmdir(tmpdir);
-}
-
-TestSuite(cli_bench, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
-
-typedef struct run {
-  int code;
-  char *out, *err;
-} run;
-
-/* texmem bench ARGS... (NULL-terminated). */
-static run bench(const char *first, ...) {
-  const char *argv[32] = {TEXMEM_BINARY_DIR "/texmem", "bench"};
-  int argc = 2;
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *)) {
-    cr_assert_lt(argc, 31);
-    argv[argc++] = a;
-  }
-  va_end(ap);
-  argv[argc] = NULL;
-  run r;
-  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
-  return r;
-}
-
-static void run_free(run *r) {
-  free(r->out);
-  free(r->err);
-}
+TestSuite(cli_bench, .init = make_tmpdir, .fini = tt_tmpdir_remove, .timeout = 300);
 
 /* The number after "key": at or after `from` in json. */
 static double json_num(const char *json, const char *from, const char *key) {
@@ -113,21 +75,21 @@ static void check_report(const char *json) {
 }
 
 Test(cli_bench, builtin_mobilenet_v2) {
-  run r = bench("--runs", "1", "--json", NULL);
+  tt_run r = tt_texmem("bench", "--runs", "1", "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   check_report(r.out);
   cr_expect_not_null(strstr(r.out, "\"model\": \"builtin:mobilenet_v2_224\""), "%s", r.out);
-  run_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_bench, builtin_report_text) {
-  run r = bench("--runs", "1", "--precision", "fp32", "--layout", "natural", NULL);
+  tt_run r = tt_texmem("bench", "--runs", "1", "--precision", "fp32", "--layout", "natural", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "~26 MB"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "bit-identical"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
-  run_free(&r);
+  tt_run_free(&r);
 }
 
 static void check_model(const char *file, const char *layout, const char *precision,
@@ -135,7 +97,7 @@ static void check_model(const char *file, const char *layout, const char *precis
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", tt_model_cache(), file);
   if (access(path, R_OK) != 0) cr_skip_test("%s is not in the model cache (tools/fetch_models.sh)", path);
-  run r = bench(path, "--runs", "1", "--json", "--layout", layout, "--precision", precision,
+  tt_run r = tt_texmem("bench", path, "--runs", "1", "--json", "--layout", layout, "--precision", precision,
                 "--storage", storage, NULL);
   cr_assert_eq(r.code, 0, "%s: stderr: %s", file, r.err);
   check_report(r.out);
@@ -144,7 +106,7 @@ static void check_model(const char *file, const char *layout, const char *precis
     snprintf(want, sizeof want, "\"storage\": \"%s\"", storage);
     cr_expect_not_null(strstr(r.out, want), "%s", r.out);
   }
-  run_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_bench, selfie_segmentation) {
@@ -164,43 +126,38 @@ Test(cli_bench, face_detection_full_range_sparse) {
 }
 
 Test(cli_bench, bad_input) {
-  run r = bench("/nonexistent/model.tflite", NULL);
+  tt_run r = tt_texmem("bench", "/nonexistent/model.tflite", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "/nonexistent/model.tflite"), "%s", r.err);
-  run_free(&r);
+  tt_run_free(&r);
 
   size_t len = 0;
   char *model = tt_read_file(TEXMEM_TEST_DATA "/face_detection_short_range.tflite", &len);
-  char trunc[512];
-  snprintf(trunc, sizeof trunc, "%s/trunc.tflite", tmpdir);
-  FILE *f = fopen(trunc, "wb");
-  cr_assert_not_null(f);
-  cr_assert_eq(fwrite(model, 1, len / 3, f), len / 3);
-  fclose(f);
+  const char *trunc = tt_tmp_write("trunc.tflite", model, len / 3);
   free(model);
-  r = bench(trunc, "--runs", "1", NULL);
+  r = tt_texmem("bench", trunc, "--runs", "1", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "BAD_MODEL"), "%s", r.err);
-  run_free(&r);
+  tt_run_free(&r);
 
-  r = bench("--runs", "0", NULL);
+  r = tt_texmem("bench", "--runs", "0", NULL);
   cr_expect_eq(r.code, 2);
-  run_free(&r);
-  r = bench("--layout", "diagonal", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("bench", "--layout", "diagonal", NULL);
   cr_expect_eq(r.code, 2);
-  run_free(&r);
-  r = bench("--storage", "heap", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("bench", "--storage", "heap", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "heap"), "%s", r.err);
-  run_free(&r);
-  r = bench("--strategy", "no_such_strategy", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("bench", "--strategy", "no_such_strategy", NULL);
   cr_expect_eq(r.code, 2);
-  run_free(&r);
-  r = bench("--no-such-flag", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("bench", "--no-such-flag", NULL);
   cr_expect_eq(r.code, 2);
-  run_free(&r);
-  r = bench("--help", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("bench", "--help", NULL);
   cr_expect_eq(r.code, 0);
   cr_expect_not_null(strstr(r.out, "usage: texmem bench"));
-  run_free(&r);
+  tt_run_free(&r);
 }

@@ -11,52 +11,30 @@
 #include <unistd.h>
 
 #include "models_list.h"
+#include "cli_support.h"
 #include "support.h"
 #include "tflite_writer.h"
 
-static char tmpdir[256];
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_bench_models"); }
 
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_cli_bench_models_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) { rmdir(tmpdir); }
-
-TestSuite(cli_bench_models, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 600);
-
-typedef struct run {
-  int code;
-  char *out, *err;
-} run;
+TestSuite(cli_bench_models, .init = make_tmpdir, .fini = tt_tmpdir_remove, .timeout = 600);
 
 /* texmem bench PATH [--input-shape S] ARGS... (NULL-terminated). */
-static run bench(size_t model, const char *first, ...) {
+static tt_run bench(size_t model, const char *first, ...) {
   static char path[1024];
   snprintf(path, sizeof path, "%s/%s", tt_model_cache(), tt_models[model].file);
   if (access(path, R_OK) != 0) cr_skip_test("%s is not in the model cache (tools/fetch_models.sh)", path);
-  const char *argv[32] = {TEXMEM_BINARY_DIR "/texmem", "bench", path};
-  int argc = 3;
+  const char *pre[4] = {"bench", path};
+  size_t npre = 2;
   if (tt_models[model].input_shape) {
-    argv[argc++] = "--input-shape";
-    argv[argc++] = tt_models[model].input_shape;
+    pre[npre++] = "--input-shape";
+    pre[npre++] = tt_models[model].input_shape;
   }
   va_list ap;
   va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *)) {
-    cr_assert_lt(argc, 31);
-    argv[argc++] = a;
-  }
+  tt_run r = tt_texmem_v(pre, npre, first, ap);
   va_end(ap);
-  argv[argc] = NULL;
-  run r;
-  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
   return r;
-}
-
-static void run_free(run *r) {
-  free(r->out);
-  free(r->err);
 }
 
 /* Each "NAME xCOUNT" of list is a line of the report. */
@@ -75,7 +53,7 @@ Test(cli_bench_models, plan_only_every_model) {
   for (size_t i = 0; i < TT_N_MODELS; i++) {
     if (!tt_model_in_run(tt_models[i].file)) continue;
     const char *file = tt_models[i].file;
-    run r = bench(i, "--plan-only", NULL);
+    tt_run r = bench(i, "--plan-only", NULL);
     cr_assert_eq(r.code, 0, "%s: %s", file, r.err);
     cr_expect_not_null(strstr(r.out, "texture memory of the intermediate tensors"), "%s", r.out);
     cr_expect_not_null(strstr(r.out, "lower bound"), "%s", r.out);
@@ -87,14 +65,14 @@ Test(cli_bench_models, plan_only_every_model) {
     } else {
       cr_expect_null(strstr(r.out, "not run:"), "%s: %s", file, r.out);
     }
-    run_free(&r);
+    tt_run_free(&r);
     r = bench(i, "--plan-only", "--json", NULL);
     cr_assert_eq(r.code, 0, "%s: %s", file, r.err);
     cr_expect_not_null(strstr(r.out, "\"executed\": false"), "%s", r.out);
     cr_expect_not_null(strstr(r.out, "\"lower_bound\": "), "%s", r.out);
     if (!tt_models[i].unsupported)
       cr_expect_not_null(strstr(r.out, "\"unsupported_ops\": []"), "%s: %s", file, r.out);
-    run_free(&r);
+    tt_run_free(&r);
   }
 }
 
@@ -104,7 +82,7 @@ Test(cli_bench_models, unsupported_operators_are_all_named_exit_2) {
     if (!tt_model_in_run(tt_models[i].file)) continue;
     if (!tt_models[i].unsupported) continue;
     const char *file = tt_models[i].file;
-    run r = bench(i, "--runs", "1", NULL);
+    tt_run r = bench(i, "--runs", "1", NULL);
     cr_expect_eq(r.code, 2, "%s: exit %d: %s", file, r.code, r.err);
     /* The tables first, then every operator, on stdout; the whole list on
      * stderr. */
@@ -115,7 +93,7 @@ Test(cli_bench_models, unsupported_operators_are_all_named_exit_2) {
     char want[600];
     snprintf(want, sizeof want, "operators the runtime cannot execute: %s\n", tt_models[i].unsupported);
     cr_expect_not_null(strstr(r.err, want), "%s: stderr lacks '%s': %s", file, want, r.err);
-    run_free(&r);
+    tt_run_free(&r);
     seen++;
   }
   cr_log_info("%zu cached models with operators the runtime cannot execute", seen);
@@ -144,24 +122,19 @@ Test(cli_bench_models, unsupported_operators_of_a_made_model) {
   const int32_t in = 0, out = 5;
   const tw_subgraph sg = {"main", 6, t, 1, &in, 1, &out, 5, ops};
   const tw_model m = {"unsupported operators", 1, &sg};
-  char path[512];
-  snprintf(path, sizeof path, "%s/unsupported.tflite", tmpdir);
+  const char *path = tt_tmp_path("unsupported.tflite");
   texmem_error err = {0};
   cr_assert_eq(tw_write_file(&m, path, &err), TEXMEM_STATUS_OK, "%s", err.message);
-  const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "bench", path, "--runs", "1", NULL};
-  run r = {0};
-  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
+  tt_run r = tt_texmem("bench", path, "--runs", "1", NULL);
   cr_expect_eq(r.code, 2, "exit %d: %s", r.code, r.err);
   const char *tables = strstr(r.out, "texture memory of the intermediate tensors");
   const char *names = strstr(r.out, "not run:");
   cr_expect(tables && names && tables < names, "%s", r.out);
   expect_each_listed(r.out, "NotAnOp x2, SQUARED_DIFFERENCE x1", path);
-  run_free(&r);
-  const char *plan_only[] = {TEXMEM_BINARY_DIR "/texmem", "bench", path, "--plan-only", NULL};
-  r.code = tt_spawn(plan_only, tmpdir, &r.out, &r.err);
+  tt_run_free(&r);
+  r = tt_texmem("bench", path, "--plan-only", NULL);
   cr_expect_eq(r.code, 0, "exit %d: %s", r.code, r.err);
-  run_free(&r);
-  unlink(path);
+  tt_run_free(&r);
 }
 
 /* Already run by test_cli_bench. */
@@ -179,10 +152,10 @@ Test(cli_bench_models, supported_models_run_end_to_end) {
     if (!tt_model_in_run(tt_models[i].file)) continue;
     const char *file = tt_models[i].file;
     if (tt_models[i].unsupported || run_elsewhere(file)) continue;
-    run r = bench(i, "--runs", "1", "--json", NULL);
+    tt_run r = bench(i, "--runs", "1", "--json", NULL);
     cr_expect_eq(r.code, 0, "%s: %s", file, r.err);
     cr_expect_not_null(strstr(r.out, "\"outputs_identical\": true"), "%s: %s", file, r.out);
-    run_free(&r);
+    tt_run_free(&r);
     ran++;
   }
   cr_assert_gt(ran, 0);

@@ -8,36 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "support.h"
 
-static char tmpdir[256];
-static const char *const files[] = {"loader.js", "assets.data", "a.tflite", "b.tflite",
-                                    "stdout.txt", "stderr.txt"};
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_extract"); }
 
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_extract_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
+TestSuite(cli_extract_assets, .init = make_tmpdir, .fini = tt_tmpdir_remove);
 
-static void remove_tmpdir(void) {
-  char path[512];
-  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", tmpdir, files[i]);
-    unlink(path);
-  }
-  rmdir(tmpdir);
-}
-
-TestSuite(cli_extract_assets, .init = make_tmpdir, .fini = remove_tmpdir);
-
-static void write_file(const char *name, const void *data, size_t len) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
-  FILE *f = fopen(path, "wb");
-  cr_assert_not_null(f);
-  cr_assert_eq(fwrite(data, 1, len, f), len);
-  cr_assert_eq(fclose(f), 0);
-}
 
 /* A loader listing `list` (the JSON files array) for a data file of size. */
 static void write_loader(const char *list, size_t size) {
@@ -46,16 +23,16 @@ static void write_loader(const char *list, size_t size) {
            "var Module = {};\n(function() {\n  function loadPackage(metadata) {}\n"
            "    loadPackage({\"files\": [%s], \"remote_package_size\": %zu});\n})();\n",
            list, size);
-  write_file("loader.js", js, strlen(js));
+  tt_tmp_write("loader.js", js, strlen(js));
 }
 
 static int extract(char **err) {
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "node '%s/tools/extract_packed_assets.js' '%s/loader.js' '%s/assets.data' '%s'",
-           TEXMEM_SOURCE_DIR, tmpdir, tmpdir, tmpdir);
+           TEXMEM_SOURCE_DIR, tt_tmpdir(), tt_tmpdir(), tt_tmpdir());
   const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
   char *out = NULL;
-  int rc = tt_spawn(argv, tmpdir, &out, err);
+  int rc = tt_spawn(argv, tt_tmpdir(), &out, err);
   free(out);
   return rc;
 }
@@ -68,7 +45,7 @@ static void make_data(void) {
   for (size_t i = 11; i < sizeof data; i++) data[i] = (uint8_t)(i * 7);
   memcpy(data + 11 + 4, "TFL3", 4);
   memcpy(data + 11 + 24 + 4, "TFL3", 4);
-  write_file("assets.data", data, sizeof data);
+  tt_tmp_write("assets.data", data, sizeof data);
 }
 
 Test(cli_extract_assets, tflite_ranges_extracted) {
@@ -82,17 +59,17 @@ Test(cli_extract_assets, tflite_ranges_extracted) {
   free(err);
   char path[512];
   size_t len;
-  snprintf(path, sizeof path, "%s/a.tflite", tmpdir);
+  snprintf(path, sizeof path, "%s/a.tflite", tt_tmpdir());
   char *a = tt_read_file(path, &len);
   cr_assert_eq(len, 24);
   cr_assert_arr_eq(a, data + 11, 24);
   free(a);
-  snprintf(path, sizeof path, "%s/b.tflite", tmpdir);
+  snprintf(path, sizeof path, "%s/b.tflite", tt_tmpdir());
   char *b = tt_read_file(path, &len);
   cr_assert_eq(len, 16);
   cr_assert_arr_eq(b, data + 35, 16);
   free(b);
-  snprintf(path, sizeof path, "%s/handedness.txt", tmpdir);
+  snprintf(path, sizeof path, "%s/handedness.txt", tt_tmpdir());
   cr_assert_neq(access(path, F_OK), 0, "a non-model file was extracted");
 }
 
@@ -113,7 +90,7 @@ Test(cli_extract_assets, bad_loaders_are_errors) {
   expect_error("{\"filename\": \"/a.tflite\", \"start\": 0, \"end\": 11}", sizeof data,
                "is not a TFLite model");
   expect_error("{\"filename\": \"/a.tflite\", \"start\": 11, \"end\": 35}", 7, "the loader expects 7");
-  write_file("loader.js", "var x = 1;\n", 11);
+  tt_tmp_write("loader.js", "var x = 1;\n", 11);
   char *err = NULL;
   cr_expect_eq(extract(&err), 1);
   cr_expect_not_null(strstr(err, "no loadPackage"), "%s", err);

@@ -5,22 +5,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "support.h"
 
-static char tmpdir[256];
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_info"); }
 
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_cli_info_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) { rmdir(tmpdir); }
-
-TestSuite(cli_info, .init = make_tmpdir, .fini = remove_tmpdir);
+TestSuite(cli_info, .init = make_tmpdir, .fini = tt_tmpdir_remove);
 
 static int info(const char *flag, char **out, char **err) {
   const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "info", flag, NULL};
-  return tt_spawn(argv, tmpdir, out, err);
+  return tt_spawn(argv, tt_tmpdir(), out, err);
 }
 
 Test(cli_info, text_report) {

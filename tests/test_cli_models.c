@@ -11,50 +11,12 @@
 #include <unistd.h>
 
 #include "models_list.h"
+#include "cli_support.h"
 #include "support.h"
 
-static char tmpdir[256];
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_models"); }
 
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_cli_models_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/records.txt", tmpdir);
-  unlink(path);
-  rmdir(tmpdir);
-}
-
-TestSuite(cli_models, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 300);
-
-typedef struct run {
-  int code;
-  char *out, *err;
-} run;
-
-/* texmem ARGS... (NULL-terminated). */
-static run texmem(const char *first, ...) {
-  const char *argv[32] = {TEXMEM_BINARY_DIR "/texmem"};
-  int argc = 1;
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *)) {
-    cr_assert_lt(argc, 31);
-    argv[argc++] = a;
-  }
-  va_end(ap);
-  argv[argc] = NULL;
-  run r;
-  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
-  return r;
-}
-
-static void run_free(run *r) {
-  free(r->out);
-  free(r->err);
-}
+TestSuite(cli_models, .init = make_tmpdir, .fini = tt_tmpdir_remove, .timeout = 300);
 
 /* The cached path of model i; skips the test when the cache lacks it. */
 static const char *model_path(size_t i) {
@@ -67,12 +29,7 @@ static const char *model_path(size_t i) {
 /* Parses records text (stdout of texmem records) through the library's
  * loader; returns the loaded records (caller destroys). */
 static texmem_records *parse_records(const char *text) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/records.txt", tmpdir);
-  FILE *f = fopen(path, "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  cr_assert_eq(fclose(f), 0);
+  const char *path = tt_tmp_write("records.txt", text, strlen(text));
   texmem_records *r = NULL;
   texmem_error err = {0};
   cr_assert_eq(texmem_records_load(path, &r, &err), TEXMEM_STATUS_OK, "%s", err.message);
@@ -89,9 +46,9 @@ Test(cli_models, records_of_every_model) {
     for (int d = 0; d < 3; d++)
       for (int stored = 0; stored < 2; stored++) {
         const char *prec = stored ? "stored" : "fp16";
-        run r = shape ? texmem("records", path, "--dims", dims[d], "--precision", prec,
+        tt_run r = shape ? tt_texmem("records", path, "--dims", dims[d], "--precision", prec,
                                "--input-shape", shape, NULL)
-                      : texmem("records", path, "--dims", dims[d], "--precision", prec, NULL);
+                      : tt_texmem("records", path, "--dims", dims[d], "--precision", prec, NULL);
         cr_assert_eq(r.code, 0, "%s --dims %s: %s", tt_models[i].file, dims[d], r.err);
         texmem_records *rec = parse_records(r.out);
         size_t n = texmem_records_count(rec);
@@ -100,7 +57,7 @@ Test(cli_models, records_of_every_model) {
         if (count) cr_assert_eq(n, count, "%s: record count differs between options", tt_models[i].file);
         count = n;
         texmem_records_destroy(rec);
-        run_free(&r);
+        tt_run_free(&r);
       }
   }
 }
@@ -138,8 +95,8 @@ Test(cli_models, plan_every_model_every_strategy) {
     const char *shape = tt_models[i].input_shape;
     for (int d = 2; d <= 3; d++) {
       const char *dims = d == 2 ? "2" : "3";
-      run r = shape ? texmem("plan", "--model", path, "--dims", dims, "--json", "--input-shape", shape, NULL)
-                    : texmem("plan", "--model", path, "--dims", dims, "--json", NULL);
+      tt_run r = shape ? tt_texmem("plan", "--model", path, "--dims", dims, "--json", "--input-shape", shape, NULL)
+                    : tt_texmem("plan", "--model", path, "--dims", dims, "--json", NULL);
       cr_assert_eq(r.code, 0, "%s: %s", tt_models[i].file, r.err);
       uint64_t pos_max = json_u64(r.out, "\"positional_max\": ");
       uint64_t max_live = json_u64(r.out, "\"max_live\": ");
@@ -153,27 +110,27 @@ Test(cli_models, plan_every_model_every_strategy) {
       cr_expect_geq(objects, pos_max);
       cr_expect_geq(arena, max_live);
       if (ratio > worst) worst = ratio;
-      run_free(&r);
+      tt_run_free(&r);
     }
     /* 1-D bytes as stored: the arena plan too. */
-    run r = shape ? texmem("plan", "--model", path, "--dims", "1", "--precision", "stored", "--kind",
+    tt_run r = shape ? tt_texmem("plan", "--model", path, "--dims", "1", "--precision", "stored", "--kind",
                            "offsets", "--json", "--input-shape", shape, NULL)
-                  : texmem("plan", "--model", path, "--dims", "1", "--precision", "stored", "--kind",
+                  : tt_texmem("plan", "--model", path, "--dims", "1", "--precision", "stored", "--kind",
                            "offsets", "--json", NULL);
     cr_assert_eq(r.code, 0, "%s: %s", tt_models[i].file, r.err);
     cr_expect_geq(best_total(r.out, "offsets", tt_models[i].file), json_u64(r.out, "\"max_live\": "));
-    run_free(&r);
+    tt_run_free(&r);
   }
   cr_log_info("worst best-texture-plan ratio: %.3f", worst);
 }
 
 Test(cli_models, plan_table_names_the_model) {
   const char *path = model_path(3); /* face_landmark: operators texmem cannot run */
-  run r = texmem("plan", "--model", path, "--kind", "objects", "--strategy", "best", NULL);
+  tt_run r = tt_texmem("plan", "--model", path, "--kind", "objects", "--strategy", "best", NULL);
   cr_assert_eq(r.code, 0, "%s", r.err);
   cr_expect_not_null(strstr(r.out, "face_landmark.tflite: 95 tensors, 3-D"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "best (greedy_in_order)"), "%s", r.out);
-  run_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_models, dynamic_batch_needs_input_shape) {
@@ -183,16 +140,16 @@ Test(cli_models, dynamic_batch_needs_input_shape) {
   const char *path = model_path(i);
   static const char *const cmds[] = {"records", "plan"};
   for (int c = 0; c < 2; c++) {
-    run r = c ? texmem("plan", "--model", path, NULL) : texmem("records", path, NULL);
+    tt_run r = c ? tt_texmem("plan", "--model", path, NULL) : tt_texmem("records", path, NULL);
     cr_assert_eq(r.code, 2, "%s", r.err);
     cr_expect_not_null(strstr(r.err, "graph input tensor 0 ('input_1'): dimension 0 is dynamic"), "%s: %s",
                        cmds[c], r.err);
     cr_expect_not_null(strstr(r.err, "--input-shape"), "%s", r.err);
-    run_free(&r);
+    tt_run_free(&r);
   }
   /* Batch 1 and batch 2 (by name): every 1-D record doubles. */
-  run a = texmem("records", path, "--input-shape", "1,224,224,3", NULL);
-  run b = texmem("records", path, "--input-shape", "input_1=2,224,224,3", NULL);
+  tt_run a = tt_texmem("records", path, "--input-shape", "1,224,224,3", NULL);
+  tt_run b = tt_texmem("records", path, "--input-shape", "input_1=2,224,224,3", NULL);
   cr_assert_eq(a.code, 0, "%s", a.err);
   cr_assert_eq(b.code, 0, "%s", b.err);
   texmem_records *ra = parse_records(a.out), *rb = parse_records(b.out);
@@ -201,49 +158,49 @@ Test(cli_models, dynamic_batch_needs_input_shape) {
     cr_assert_eq(texmem_records_data(rb)[k].dims[0], 2 * texmem_records_data(ra)[k].dims[0], "record %zu", k);
   texmem_records_destroy(ra);
   texmem_records_destroy(rb);
-  run_free(&a);
-  run_free(&b);
+  tt_run_free(&a);
+  tt_run_free(&b);
   /* A static dimension given otherwise, a malformed value, a wrong name. */
-  run r = texmem("plan", "--model", path, "--input-shape", "1,225,224,3", NULL);
+  tt_run r = tt_texmem("plan", "--model", path, "--input-shape", "1,225,224,3", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "does not fit its signature [-1,224,224,3]"), "%s", r.err);
-  run_free(&r);
-  r = texmem("plan", "--model", path, "--input-shape", "1,x,224,3", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--model", path, "--input-shape", "1,x,224,3", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "--input-shape '1,x,224,3'"), "%s", r.err);
-  run_free(&r);
-  r = texmem("records", path, "--input-shape", "nope=1,224,224,3", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("records", path, "--input-shape", "nope=1,224,224,3", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "no graph input is named 'nope'"), "%s", r.err);
-  run_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_models, plan_model_flags) {
   const char *path = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
-  run r = texmem("plan", "--model", path, "--records", path, NULL);
+  tt_run r = tt_texmem("plan", "--model", path, "--records", path, NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "one of --records FILE or --model"), "%s", r.err);
-  run_free(&r);
-  r = texmem("plan", "--records", TEXMEM_TEST_DATA "/selfie_segmentation.2d.txt", "--dims", "2", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", TEXMEM_TEST_DATA "/selfie_segmentation.2d.txt", "--dims", "2", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "--dims applies to --model only"), "%s", r.err);
-  run_free(&r);
-  r = texmem("plan", "--model", path, "--dims", "4", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--model", path, "--dims", "4", NULL);
   cr_expect_eq(r.code, 2);
-  run_free(&r);
-  r = texmem("plan", "--model", "/nonexistent.tflite", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--model", "/nonexistent.tflite", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "/nonexistent.tflite"), "%s", r.err);
-  run_free(&r);
+  tt_run_free(&r);
   /* --model gives the same plan as its records through --records. */
-  run a = texmem("plan", "--model", path, "--dims", "2", "--json", NULL);
-  run b = texmem("plan", "--records", TEXMEM_TEST_DATA "/face_detection_short_range.2d.txt", "--json", NULL);
+  tt_run a = tt_texmem("plan", "--model", path, "--dims", "2", "--json", NULL);
+  tt_run b = tt_texmem("plan", "--records", TEXMEM_TEST_DATA "/face_detection_short_range.2d.txt", "--json", NULL);
   cr_assert_eq(a.code, 0, "%s", a.err);
   cr_assert_eq(b.code, 0, "%s", b.err);
   cr_expect_eq(best_total(a.out, "objects", "model"), best_total(b.out, "objects", "records"));
   cr_expect_eq(json_u64(a.out, "\"positional_max\": "), json_u64(b.out, "\"positional_max\": "));
-  run_free(&a);
-  run_free(&b);
+  tt_run_free(&a);
+  tt_run_free(&b);
 }
 
 /* The GPU-precision records (the default) stay byte-identical to the
@@ -261,10 +218,10 @@ Test(cli_models, default_records_byte_identical_to_test_data) {
       if (access(path, R_OK) != 0) cr_skip_test("%s is not in the model cache (tools/fetch_models.sh)", path);
       snprintf(want_path, sizeof want_path, "%s/%s.%dd.txt", TEXMEM_TEST_DATA, names[i], d);
       char *want = tt_read_file(want_path, NULL);
-      run r = texmem("records", path, "--dims", dims, NULL);
+      tt_run r = tt_texmem("records", path, "--dims", dims, NULL);
       cr_assert_eq(r.code, 0, "%s", r.err);
       cr_assert_str_eq(r.out, want, "%s --dims %d differs from %s", names[i], d, want_path);
       free(want);
-      run_free(&r);
+      tt_run_free(&r);
     }
 }

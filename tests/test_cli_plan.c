@@ -7,43 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "support.h"
 
 
-static char tmpdir[256];
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_plan"); }
 
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_cli_plan_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  static const char *const names[] = {"good2d.txt", "good1d.txt", "bad.txt", "out.svg",
-                                      "stdout.txt", "stderr.txt", "off.svg",
-                                      "a&b<c>.txt", "esc.svg", "huge.txt", "many.txt"};
-  char path[512];
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
-    unlink(path);
-  }
-  rmdir(tmpdir);
-}
-
-TestSuite(cli_plan, .init = make_tmpdir, .fini = remove_tmpdir);
-
-static char *tmp_path(const char *name) {
-  static char buf[4][512];
-  static int k;
-  char *b = buf[k++ % 4];
-  snprintf(b, 512, "%s/%s", tmpdir, name);
-  return b;
-}
+TestSuite(cli_plan, .init = make_tmpdir, .fini = tt_tmpdir_remove);
 
 static void write_file(const char *name, const char *text) {
-  FILE *f = fopen(tmp_path(name), "w");
-  cr_assert_not_null(f);
-  fputs(text, f);
-  cr_assert_eq(fclose(f), 0);
+  tt_tmp_write(name, text, strlen(text));
 }
 
 /* Four 2-D tensors over tasks 0..4; 0 and 2 may share, 1 and 3 may share. */
@@ -61,47 +34,18 @@ static const char good1d[] =
     "3 3 4 256\n"
     "4 0 4 64\n";
 
-typedef struct result {
-  int code;
-  char *out;
-  char *err;
-} result;
-
-static void result_free(result *r) {
-  free(r->out);
-  free(r->err);
-}
-
-/* Runs TEXMEM_BINARY_DIR/texmem plan ARGS... (NULL-terminated). */
-static result run_plan(const char *first, ...) {
-  const char *argv[32];
-  int argc = 0;
-  argv[argc++] = TEXMEM_BINARY_DIR "/texmem";
-  argv[argc++] = "plan";
-  va_list ap;
-  va_start(ap, first);
-  for (const char *a = first; a; a = va_arg(ap, const char *)) {
-    cr_assert_lt(argc, 31);
-    argv[argc++] = a;
-  }
-  va_end(ap);
-  argv[argc] = NULL;
-  result r;
-  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
-  return r;
-}
 
 Test(cli_plan, help_exits_zero) {
-  result r = run_plan("--help", NULL);
+  tt_run r = tt_texmem("plan", "--help", NULL);
   cr_expect_eq(r.code, 0);
   cr_expect_not_null(strstr(r.out, "usage: texmem plan"));
   cr_expect_not_null(strstr(r.out, "greedy_by_size"));
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, good_2d_table) {
   write_file("good2d.txt", good2d);
-  result r = run_plan("--records", tmp_path("good2d.txt"), NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good2d.txt"), NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "4 tensors, 2-D"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "positional_max"));
@@ -109,106 +53,106 @@ Test(cli_plan, good_2d_table) {
   cr_expect_not_null(strstr(r.out, "best ("));
   /* The smallest plan of each kind is starred. */
   cr_expect_eq(r.out[strcspn(r.out, "*")], '*');
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, good_1d_single_strategy) {
   write_file("good1d.txt", good1d);
-  result r = run_plan("--records", tmp_path("good1d.txt"), "--kind", "objects", "--strategy",
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good1d.txt"), "--kind", "objects", "--strategy",
                       "naive", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "5 tensors, 1-D"), "%s", r.out);
   /* Naive: one object per tensor, total = sum of sizes. */
   cr_expect_not_null(strstr(r.out, "3904"), "%s", r.out);
   cr_expect_null(strstr(r.out, "offsets"));
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, bad_flags_exit_2) {
   write_file("good2d.txt", good2d);
-  const char *f = tmp_path("good2d.txt");
-  result r = run_plan("--records", f, "--bogus", NULL);
+  const char *f = tt_tmp_path("good2d.txt");
+  tt_run r = tt_texmem("plan", "--records", f, "--bogus", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "--bogus"), "%s", r.err);
-  result_free(&r);
-  r = run_plan("--records", f, "--kind", "textures", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", f, "--kind", "textures", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "textures"), "%s", r.err);
-  result_free(&r);
-  r = run_plan("--records", f, "--strategy", "fastest", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", f, "--strategy", "fastest", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "fastest"), "%s", r.err);
-  result_free(&r);
-  r = run_plan("--records", f, "--align", "-4", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", f, "--align", "-4", NULL);
   cr_expect_eq(r.code, 2);
-  result_free(&r);
-  r = run_plan("--records", f, "--max-dims", "1,2,3,4", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", f, "--max-dims", "1,2,3,4", NULL);
   cr_expect_eq(r.code, 2);
-  result_free(&r);
-  r = run_plan("--records", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", NULL);
   cr_expect_eq(r.code, 2);
-  result_free(&r);
-  r = run_plan(NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "--records"), "%s", r.err);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, missing_file_exit_2) {
-  result r = run_plan("--records", tmp_path("does_not_exist.txt"), NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("does_not_exist.txt"), NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "does_not_exist.txt"), "%s", r.err);
   cr_expect_eq(r.out[0], 0, "nothing on stdout: %s", r.out);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, malformed_line_exit_2_names_line) {
   write_file("bad.txt", "0 0 1 8 8\n1 1 2 4 16\n2 2 x 8 4\n");
-  result r = run_plan("--records", tmp_path("bad.txt"), NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("bad.txt"), NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "line 3"), "%s", r.err);
   cr_expect_eq(r.out[0], 0);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, limits_too_small_exit_2) {
   write_file("good2d.txt", good2d);
-  result r = run_plan("--records", tmp_path("good2d.txt"), "--max-dims", "4,64", NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good2d.txt"), "--max-dims", "4,64", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "exceeds"), "%s", r.err);
   cr_expect_eq(r.out[0], 0);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, unsupported_named_strategy_exit_2) {
   write_file("good2d.txt", good2d);
-  result r = run_plan("--records", tmp_path("good2d.txt"), "--kind", "objects", "--strategy",
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good2d.txt"), "--kind", "objects", "--strategy",
                       "exact", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "exact"), "%s", r.err);
-  result_free(&r);
+  tt_run_free(&r);
   write_file("good1d.txt", good1d);
-  r = run_plan("--records", tmp_path("good1d.txt"), "--layout", "linear", NULL);
+  r = tt_texmem("plan", "--records", tt_tmp_path("good1d.txt"), "--layout", "linear", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "linear"), "%s", r.err);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 /* --kind offsets --layout linear: the GPU arena, offsets in rows. */
 Test(cli_plan, arena_offsets_in_rows) {
-  result r = run_plan("--records", TEXMEM_TEST_DATA "/pose_landmark_lite.3d.txt", "--kind",
+  tt_run r = tt_texmem("plan", "--records", TEXMEM_TEST_DATA "/pose_landmark_lite.3d.txt", "--kind",
                       "offsets", "--layout", "linear", "--strategy", "exact", NULL);
   cr_assert_eq(r.code, 0, "%s", r.err);
   cr_expect_not_null(strstr(r.out, "offsets linear/2048"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "436224"), "%s", r.out); /* 213 rows x 2048 */
-  result_free(&r);
-  r = run_plan("--records", TEXMEM_TEST_DATA "/pose_landmark_lite.3d.txt", "--kind", "offsets",
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", TEXMEM_TEST_DATA "/pose_landmark_lite.3d.txt", "--kind", "offsets",
                "--layout", "linear", "--strategy", "exact", "--json", NULL);
   cr_assert_eq(r.code, 0, "%s", r.err);
   cr_expect_not_null(strstr(r.out, "\"kind\": \"offsets\", \"layout\": \"linear\", "
                                    "\"linear_width\": 2048"),
                      "%s", r.out);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 /* ---- a small JSON reader: enough to check structure and key order ---- */
@@ -449,29 +393,29 @@ static size_t check_json(const char *text, size_t nrec, unsigned dims, unsigned 
 
 Test(cli_plan, json_structure_2d) {
   write_file("good2d.txt", good2d);
-  result r = run_plan("--records", tmp_path("good2d.txt"), "--json", NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good2d.txt"), "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   size_t nres = check_json(r.out, 4, 2, 1);
   cr_expect_geq(nres, 2); /* naive objects and best objects at least */
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, json_structure_1d_offsets) {
   write_file("good1d.txt", good1d);
-  result r = run_plan("--records", tmp_path("good1d.txt"), "--json", "--kind", "all", "--align",
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good1d.txt"), "--json", "--kind", "all", "--align",
                       "64", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   check_json(r.out, 5, 1, 64);
   cr_expect_not_null(strstr(r.out, "\"kind\": \"offsets\""));
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, json_selfie_all_strategies) {
-  result r = run_plan("--records", TEXMEM_TEST_DATA "/selfie_segmentation.2d.txt", "--json",
+  tt_run r = tt_texmem("plan", "--records", TEXMEM_TEST_DATA "/selfie_segmentation.2d.txt", "--json",
                       NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   check_json(r.out, 135, 2, 1);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 static size_t count(const char *hay, const char *needle) {
@@ -482,69 +426,68 @@ static size_t count(const char *hay, const char *needle) {
 
 Test(cli_plan, svg_objects) {
   write_file("good2d.txt", good2d);
-  result r = run_plan("--records", tmp_path("good2d.txt"), "--svg", tmp_path("out.svg"), NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good2d.txt"), "--svg", tt_tmp_path("out.svg"), NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
-  char *svg = tt_read_file(tmp_path("out.svg"), NULL);
+  char *svg = tt_read_file(tt_tmp_path("out.svg"), NULL);
   cr_expect_not_null(strstr(svg, "<svg"));
   cr_expect_not_null(strstr(svg, "viewBox=\"0 0 "));
   cr_expect_geq(count(svg, "<rect"), 4);
   cr_expect_eq(count(svg, "<title>tensor "), 4);
   cr_expect_not_null(strstr(svg, "</svg>"));
   free(svg);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, svg_offsets_300ish_tensors) {
-  result r = run_plan("--records", TEXMEM_TEST_DATA "/selfie_segmentation.1d.txt", "--kind",
-                      "offsets", "--svg", tmp_path("off.svg"), NULL);
+  tt_run r = tt_texmem("plan", "--records", TEXMEM_TEST_DATA "/selfie_segmentation.1d.txt", "--kind",
+                      "offsets", "--svg", tt_tmp_path("off.svg"), NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
-  char *svg = tt_read_file(tmp_path("off.svg"), NULL);
+  char *svg = tt_read_file(tt_tmp_path("off.svg"), NULL);
   cr_expect_not_null(strstr(svg, "<svg"));
   cr_expect_geq(count(svg, "<rect"), 135);
   cr_expect_eq(count(svg, "<title>tensor "), 135);
   cr_expect_not_null(strstr(svg, "max_live"));
   free(svg);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, svg_unwritable_path_fails) {
   write_file("good2d.txt", good2d);
-  result r = run_plan("--records", tmp_path("good2d.txt"), "--svg",
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("good2d.txt"), "--svg",
                       "/nonexistent_dir_texmem/out.svg", NULL);
   cr_expect_neq(r.code, 0);
   cr_expect_not_null(strstr(r.err, "nonexistent_dir_texmem"), "%s", r.err);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, svg_escapes_text) {
   write_file("a&b<c>.txt", good2d);
-  result r = run_plan("--records", tmp_path("a&b<c>.txt"), "--kind", "objects", "--strategy",
-                      "naive", "--svg", tmp_path("esc.svg"), NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("a&b<c>.txt"), "--kind", "objects", "--strategy",
+                      "naive", "--svg", tt_tmp_path("esc.svg"), NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
-  char *svg = tt_read_file(tmp_path("esc.svg"), NULL);
+  char *svg = tt_read_file(tt_tmp_path("esc.svg"), NULL);
   cr_expect_not_null(strstr(svg, "a&amp;b&lt;c&gt;.txt"));
   cr_expect_null(strstr(svg, "a&b"));
   cr_expect_null(strstr(svg, "<c>"));
   free(svg);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 /* IO errors carry the system's reason: plan (the records loader) and
  * records (the model reader says only "read error"; the command adds why). */
 Test(cli_plan, read_errors_say_why) {
-  result r = run_plan("--records", tmpdir, NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmpdir(), NULL);
   cr_assert_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "Is a directory"), "%s", r.err);
-  result_free(&r);
-  const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "records", tmpdir, NULL};
-  r.code = tt_spawn(argv, tmpdir, &r.out, &r.err);
+  tt_run_free(&r);
+  r = tt_texmem("records", tt_tmpdir(), NULL);
   if (!strstr(r.err, "texmem records:")) { /* built without the model reader */
-    result_free(&r);
+    tt_run_free(&r);
     cr_skip_test("texmem records is not built");
   }
   cr_assert_eq(r.code, 2, "%s", r.err);
   cr_expect_not_null(strstr(r.err, "Is a directory"), "%s", r.err);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 /* Sizes the README accepts (up to 2^63, sums within 64 bits) but above
@@ -553,37 +496,37 @@ Test(cli_plan, read_errors_say_why) {
 Test(cli_plan, strategy_all_reports_a_failing_strategy_in_its_row) {
   write_file("huge.txt", "0 0 1 4611686018427387904\n1 1 2 4611686018427387904\n"
                          "2 3 4 2305843009213693952\n");
-  result r = run_plan("--records", tmp_path("huge.txt"), NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("huge.txt"), NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "min_cost_flow"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "failed: TEXMEM_STATUS_OVERFLOW"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "local_search"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "best (greedy_in_order)"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "9223372036854775808"), "%s", r.out);
-  result_free(&r);
-  r = run_plan("--records", tmp_path("huge.txt"), "--json", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", tt_tmp_path("huge.txt"), "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   check_json(r.out, 3, 1, 1);
   cr_expect_not_null(strstr(r.out, "\"outcome\": \"failed\""), "%s", r.out);
-  result_free(&r);
+  tt_run_free(&r);
 }
 
 Test(cli_plan, time_budget_flag) {
   /* 400 tensors, 1 ms budget: past local_search's limit (10 000 scaled by
    * sqrt(1 / 2000): 223) and greedy_by_size's estimate (3.2 ms); within
    * min_cost_flow's (447). */
-  FILE *f = fopen(tmp_path("many.txt"), "w");
+  FILE *f = fopen(tt_tmp_path("many.txt"), "w");
   cr_assert_not_null(f);
   for (int i = 0; i < 400; i++) fprintf(f, "%d %d %d %d\n", i, i, i + 1 + i % 3, 16 + (i * 37) % 500);
   cr_assert_eq(fclose(f), 0);
-  result r = run_plan("--records", tmp_path("many.txt"), "--time-budget-ms", "1", NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("many.txt"), "--time-budget-ms", "1", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "local_search               objects natural      skipped: 400 tensors"),
                      "%s", r.out);
   cr_expect_not_null(strstr(r.out, "best objects natural skipped local_search"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "best offsets natural skipped strip_best_fit"), "%s", r.out);
-  result_free(&r);
-  r = run_plan("--records", tmp_path("many.txt"), "--time-budget-ms", "1", "--strategy", "best",
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", tt_tmp_path("many.txt"), "--time-budget-ms", "1", "--strategy", "best",
                "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_assert_eq(check_json(r.out, 400, 1, 1), 2);
@@ -591,48 +534,48 @@ Test(cli_plan, time_budget_flag) {
    * under sanitizers or valgrind) */
   cr_expect_not_null(strstr(r.out, "\"skipped\": [\"greedy_by_size\", "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "\"local_search\"]"), "%s", r.out);
-  result_free(&r);
+  tt_run_free(&r);
   /* The default budget runs them all on 400 tensors. */
-  r = run_plan("--records", tmp_path("many.txt"), "--strategy", "best", "--json", NULL);
+  r = tt_texmem("plan", "--records", tt_tmp_path("many.txt"), "--strategy", "best", "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "\"skipped\": []"), "%s", r.out);
-  result_free(&r);
+  tt_run_free(&r);
   const char *bad[] = {"0", "-5", "1.5", "x", ""};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    r = run_plan("--records", tmp_path("many.txt"), "--time-budget-ms", bad[i], NULL);
+    r = tt_texmem("plan", "--records", tt_tmp_path("many.txt"), "--time-budget-ms", bad[i], NULL);
     cr_expect_eq(r.code, 2, "--time-budget-ms '%s'", bad[i]);
-    result_free(&r);
+    tt_run_free(&r);
   }
 }
 
 Test(cli_plan, budget_exit_codes) {
   /* max_live 270, met by a plan: 270 fits, 269 is proven not to. */
   write_file("budget.txt", "0 0 3 100\n1 2 5 100\n2 4 6 50\n3 1 2 70\n");
-  result r = run_plan("--records", tmp_path("budget.txt"), "--budget", "270", NULL);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("budget.txt"), "--budget", "270", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "budget 270: fits"), "%s", r.out);
   cr_expect_null(strstr(r.out, "objects natural"), "--budget plans offsets only: %s", r.out);
-  result_free(&r);
-  r = run_plan("--records", tmp_path("budget.txt"), "--budget", "269", "--strategy", "exact",
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", tt_tmp_path("budget.txt"), "--budget", "269", "--strategy", "exact",
                "--json", "--node-budget", "10", "--time-budget-ms", "1000", NULL);
   cr_assert_eq(r.code, 3, "stderr: %s", r.err);
   cr_assert_eq(check_json(r.out, 4, 1, 1), 1);
   cr_expect_not_null(strstr(r.out, "\"optimal\": true, \"bound\": 270, \"fits\": false"), "%s",
                      r.out);
-  result_free(&r);
-  r = run_plan("--records", tmp_path("budget.txt"), "--budget", "300", "--json", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", tt_tmp_path("budget.txt"), "--budget", "300", "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "\"fits\": true"), "%s", r.out);
-  result_free(&r);
+  tt_run_free(&r);
   /* bad input: objects, zero, not a number, a zero node budget */
   static const char *const bad[][2] = {
       {"--kind", "objects"}, {"--budget", "0"}, {"--budget", "x"}, {"--node-budget", "0"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    r = run_plan("--records", tmp_path("budget.txt"), "--budget", "100", bad[i][0], bad[i][1],
+    r = tt_texmem("plan", "--records", tt_tmp_path("budget.txt"), "--budget", "100", bad[i][0], bad[i][1],
                  NULL);
     cr_expect_eq(r.code, 2, "%s %s: %d", bad[i][0], bad[i][1], r.code);
     cr_expect_gt(strlen(r.err), 0);
-    result_free(&r);
+    tt_run_free(&r);
   }
 }
 

@@ -10,41 +10,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "support.h"
 #include "tflm_models.h"
 
-static char dir[256];
+static void setup(void) { tt_tmpdir_make("texmem_tflm_tflite"); }
 
-static void cleanup(void) {
-  static const char *const names[] = {"m.tflite", "p.tflite", "a.0.f32", "b.0.f32", "stdout.txt", "stderr.txt"};
-  char path[512];
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-    unlink(path);
-  }
-  rmdir(dir);
-}
-
-static void setup(void) {
-  snprintf(dir, sizeof dir, "/tmp/texmem_tflm_tflite_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-TestSuite(tflm_tflite, .init = setup, .fini = cleanup);
-
-static char *at(const char *name) {
-  static char buf[4][512];
-  static int k;
-  char *b = buf[k++ % 4];
-  snprintf(b, 512, "%s/%s", dir, name);
-  return b;
-}
+TestSuite(tflm_tflite, .init = setup, .fini = tt_tmpdir_remove);
 
 static void tflite_run(const char *model, const char *prefix) {
   const char *argv[] = {tt_node_path(), TEXMEM_SOURCE_DIR "/tests/oracle/tflite_run.cjs", "--wasm", tt_tflite_wasm_dir(),
                         "--model", model, "--out", prefix, NULL};
   char *out = NULL, *err = NULL;
-  int rc = tt_spawn(argv, dir, &out, &err);
+  int rc = tt_spawn(argv, tt_tmpdir(), &out, &err);
   cr_assert_eq(rc, 0, "TFLite on %s: %s %s", model, out, err);
   free(out);
   free(err);
@@ -56,20 +34,17 @@ Test(tflm_tflite, written_models_run_identically) {
     size_t size = 0;
     texmem_error e = {0};
     cr_assert_eq(tm_build((tm_kind)k, NULL, 0, &data, &size, &e), TEXMEM_STATUS_OK, "%s", e.message);
-    FILE *f = fopen(at("m.tflite"), "wb");
-    cr_assert_not_null(f);
-    cr_assert_eq(fwrite(data, 1, size, f), size);
-    fclose(f);
+    tt_tmp_write("m.tflite", data, size);
     free(data);
-    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", at("m.tflite"), "--output", at("p.tflite"), NULL};
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tt_tmp_path("m.tflite"), "--output", tt_tmp_path("p.tflite"), NULL};
     char *out = NULL, *err = NULL;
-    cr_assert_eq(tt_spawn(argv, dir, &out, &err), 0, "%s", err);
+    cr_assert_eq(tt_spawn(argv, tt_tmpdir(), &out, &err), 0, "%s", err);
     free(out);
     free(err);
-    tflite_run(at("m.tflite"), at("a"));
-    tflite_run(at("p.tflite"), at("b"));
+    tflite_run(tt_tmp_path("m.tflite"), tt_tmp_path("a"));
+    tflite_run(tt_tmp_path("p.tflite"), tt_tmp_path("b"));
     size_t la, lb;
-    char *a = tt_read_file(at("a.0.f32"), &la), *b = tt_read_file(at("b.0.f32"), &lb);
+    char *a = tt_read_file(tt_tmp_path("a.0.f32"), &la), *b = tt_read_file(tt_tmp_path("b.0.f32"), &lb);
     cr_assert_eq(la, lb, "%s", tm_name((tm_kind)k));
     cr_assert(la > 0 && memcmp(a, b, la) == 0, "%s: outputs differ", tm_name((tm_kind)k));
     free(a);

@@ -398,6 +398,39 @@ static graph long_branch(void) {
   return g;
 }
 
+/* Runs g unchecked with plan bad (pool settings d) and asserts that output
+ * 5 differs from the reference somewhere: the lie in bad does harm. */
+static void assert_wrong_unchecked(texmem_gl_context *ctx, const progs *p, const graph *g,
+                                   texmem_plan *bad, texmem_gl_pool_desc d, float **want,
+                                   const char *what) {
+  texmem_gl_counters c;
+  float **got = run_graph(ctx, p, g, bad, d, &c);
+  size_t n = (size_t)(g->shape[5][0] * g->shape[5][1] * g->shape[5][2]) * 4, diff = 0;
+  for (size_t i = 0; i < n; i++) diff += got[5][i] != want[5][i];
+  cr_assert_gt(diff, 0, "the corrupted %s should give wrong values unchecked", what);
+  free_vals(g, got);
+}
+
+/* A pool for d, the input uploaded and nodes 0..3 dispatched; *st is node
+ * 4's dispatch status (its message in *err). The caller destroys the pool. */
+static texmem_gl_pool *dispatch_to_node4(texmem_gl_context *ctx, const progs *p, const graph *g,
+                                         const texmem_gl_pool_desc *d, texmem_status *st,
+                                         texmem_error *err) {
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, d, &pool, &tg_err_));
+  float *in = tg_fill(g->shape[0], 1);
+  TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
+  free(in);
+  texmem_gl_uniform u;
+  for (size_t k = 0; k < 4; k++) {
+    texmem_gl_op op = op_of(p, &g->nodes[k], k, &u);
+    TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
+  }
+  texmem_gl_op op = op_of(p, &g->nodes[4], 4, &u);
+  *st = texmem_gl_dispatch(pool, &op, err);
+  return pool;
+}
+
 Test(gl_dispatch, reuse_checker_catches_what_unchecked_runs_get_wrong) {
   texmem_gl_context *ctx = tg_context();
   progs p = make_progs(ctx);
@@ -409,30 +442,16 @@ Test(gl_dispatch, reuse_checker_catches_what_unchecked_runs_get_wrong) {
   texmem_plan *bad = tg_manual_plan(r, 6, 3, of, 3);
   float **want = reference(&g);
   /* Unchecked, the plan silently gives wrong values. */
-  texmem_gl_pool_desc d = {.records = r, .skip_lifetime_check = true};
-  texmem_gl_counters c;
-  float **got = run_graph(ctx, &p, &g, bad, d, &c);
-  size_t n = (size_t)(g.shape[5][0] * g.shape[5][1] * g.shape[5][2]) * 4, diff = 0;
-  for (size_t i = 0; i < n; i++) diff += got[5][i] != want[5][i];
-  cr_assert_gt(diff, 0, "the corrupted plan should give wrong values unchecked");
-  free_vals(&g, got);
+  assert_wrong_unchecked(ctx, &p, &g, bad,
+                         (texmem_gl_pool_desc){.records = r, .skip_lifetime_check = true}, want,
+                         "plan");
   /* The reuse checker stops E, naming both tensors, the object, the task. */
   for (int mode = 0; mode < 2; mode++) {
-    d = (texmem_gl_pool_desc){.plan = bad, .records = r, .record_count = 6, .dims = 3,
-                              .reuse_checker = mode == 0, .skip_lifetime_check = mode == 0};
-    texmem_gl_pool *pool = NULL;
-    TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
-    float *in = tg_fill(g.shape[0], 1);
-    TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
-    free(in);
-    texmem_gl_uniform u;
-    for (size_t k = 0; k < 4; k++) {
-      texmem_gl_op op = op_of(&p, &g.nodes[k], k, &u);
-      TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
-    }
-    texmem_gl_op op = op_of(&p, &g.nodes[4], 4, &u);
+    texmem_gl_pool_desc d = {.plan = bad, .records = r, .record_count = 6, .dims = 3,
+                             .reuse_checker = mode == 0, .skip_lifetime_check = mode == 0};
     texmem_error err = {0};
-    texmem_status st = texmem_gl_dispatch(pool, &op, &err);
+    texmem_status st;
+    texmem_gl_pool *pool = dispatch_to_node4(ctx, &p, &g, &d, &st, &err);
     if (mode == 0) {
       cr_assert_eq(st, TEXMEM_STATUS_REUSE_VIOLATION, "%s", err.message);
       cr_assert(strstr(err.message, "task 4") && strstr(err.message, "reads tensor 1") &&
@@ -450,7 +469,8 @@ Test(gl_dispatch, reuse_checker_catches_what_unchecked_runs_get_wrong) {
   /* The honest plan passes the reuse checker and gives the right values. */
   records_of(&g, r);
   texmem_plan *good = tt_plan(r, 6, 3, (texmem_plan_desc){.strategy = TEXMEM_STRATEGY_BEST});
-  got = run_graph(ctx, &p, &g, good, (texmem_gl_pool_desc){.reuse_checker = true}, &c);
+  texmem_gl_counters c;
+  float **got = run_graph(ctx, &p, &g, good, (texmem_gl_pool_desc){.reuse_checker = true}, &c);
   assert_same_outputs(&g, got, want, "honest plan vs cpu");
   free_vals(&g, got);
   free_vals(&g, want);
@@ -791,31 +811,17 @@ Test(gl_dispatch, arena_reuse_checker_catches_corrupted_plan) {
   texmem_plan *bad = tg_manual_arena_plan(r, 6, 3, 16, obj, row, 1);
   float **want = reference(&g);
   /* Unchecked, the plan silently gives wrong values. */
-  texmem_gl_pool_desc d = {.storage = TEXMEM_STORAGE_ARENA, .records = r,
-                           .skip_lifetime_check = true};
-  texmem_gl_counters c;
-  float **got = run_graph(ctx, &p, &g, bad, d, &c);
-  size_t n = (size_t)(g.shape[5][0] * g.shape[5][1] * g.shape[5][2]) * 4, diff = 0;
-  for (size_t i = 0; i < n; i++) diff += got[5][i] != want[5][i];
-  cr_assert_gt(diff, 0, "the corrupted arena plan should give wrong values unchecked");
-  free_vals(&g, got);
+  assert_wrong_unchecked(ctx, &p, &g, bad,
+                         (texmem_gl_pool_desc){.storage = TEXMEM_STORAGE_ARENA, .records = r,
+                                               .skip_lifetime_check = true},
+                         want, "arena plan");
   for (int mode = 0; mode < 2; mode++) {
-    d = (texmem_gl_pool_desc){.plan = bad, .storage = TEXMEM_STORAGE_ARENA, .records = r,
-                              .record_count = 6, .dims = 3, .reuse_checker = mode == 0,
-                              .skip_lifetime_check = mode == 0};
-    texmem_gl_pool *pool = NULL;
-    TG_OK(texmem_gl_pool_create(ctx, &d, &pool, &tg_err_));
-    float *in = tg_fill(g.shape[0], 1);
-    TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
-    free(in);
-    texmem_gl_uniform u;
-    for (size_t k = 0; k < 4; k++) {
-      texmem_gl_op op = op_of(&p, &g.nodes[k], k, &u);
-      TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
-    }
-    texmem_gl_op op = op_of(&p, &g.nodes[4], 4, &u);
+    texmem_gl_pool_desc d = {.plan = bad, .storage = TEXMEM_STORAGE_ARENA, .records = r,
+                             .record_count = 6, .dims = 3, .reuse_checker = mode == 0,
+                             .skip_lifetime_check = mode == 0};
     texmem_error err = {0};
-    texmem_status st = texmem_gl_dispatch(pool, &op, &err);
+    texmem_status st;
+    texmem_gl_pool *pool = dispatch_to_node4(ctx, &p, &g, &d, &st, &err);
     if (mode == 0) {
       cr_assert_eq(st, TEXMEM_STATUS_REUSE_VIOLATION, "%s", err.message);
       cr_assert(strstr(err.message, "task 4") && strstr(err.message, "reads tensor 1") &&
@@ -836,9 +842,10 @@ Test(gl_dispatch, arena_reuse_checker_catches_corrupted_plan) {
   /* The honest arena plan passes the reuse checker with the right values. */
   records_of(&g, r);
   texmem_plan *good = arena_plan(&g, 0);
-  got = run_graph(ctx, &p, &g, good,
-                  (texmem_gl_pool_desc){.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true},
-                  &c);
+  texmem_gl_counters c;
+  float **got = run_graph(
+      ctx, &p, &g, good,
+      (texmem_gl_pool_desc){.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true}, &c);
   assert_same_outputs(&g, got, want, "honest arena vs cpu");
   free_vals(&g, got);
   free_vals(&g, want);

@@ -17,25 +17,11 @@
  * tensors without data are graph inputs. */
 static texmem_status read_op(const tw_tensor *t, size_t n_in, size_t n_out, int32_t code,
                              tw_options opts, texmem_model **out, texmem_error *err) {
-  int32_t op_in[8], graph_in[8], outs[4];
-  size_t n_graph_in = 0;
-  cr_assert_leq(n_in, 8);
-  cr_assert_leq(n_out, 4);
-  for (size_t i = 0; i < n_in; i++) {
-    op_in[i] = (int32_t)i;
-    if (!t[i].data) graph_in[n_graph_in++] = (int32_t)i;
-  }
-  for (size_t j = 0; j < n_out; j++) outs[j] = (int32_t)(n_in + j);
-  tw_operator op = {.code = code, .n_inputs = n_in, .inputs = op_in, .n_outputs = n_out,
-                    .outputs = outs, .options = opts};
-  tw_subgraph g = {.n_tensors = n_in + n_out, .tensors = t, .n_inputs = n_graph_in,
-                   .inputs = graph_in, .n_outputs = n_out, .outputs = outs, .n_operators = 1,
-                   .operators = &op};
-  tw_model m = {.description = "slice/split", .n_subgraphs = 1, .subgraphs = &g};
   uint8_t *bytes = NULL;
   size_t size = 0;
   texmem_error werr = {0};
-  cr_assert_eq(tw_write(&m, &bytes, &size, &werr), TEXMEM_STATUS_OK, "%s", werr.message);
+  cr_assert_eq(tw_write_one_op(t, n_in, n_out, code, opts, &bytes, &size, &werr),
+               TEXMEM_STATUS_OK, "%s", werr.message);
   texmem_status st = texmem_model_read_tflite(bytes, size, out, err);
   free(bytes);
   return st;

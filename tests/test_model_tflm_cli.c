@@ -6,57 +6,32 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_support.h"
 #include "support.h"
 #include "tflm_models.h"
 
-static char tmpdir[256];
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_tflm_cli"); }
 
-static void make_tmpdir(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/texmem_tflm_cli_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void) {
-  static const char *const names[] = {"m.tflite", "planned.tflite", "bad.tflite", "stdout.txt", "stderr.txt"};
-  char path[512];
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    snprintf(path, sizeof path, "%s/%s", tmpdir, names[i]);
-    unlink(path);
-  }
-  rmdir(tmpdir);
-}
-
-TestSuite(tflm_cli, .init = make_tmpdir, .fini = remove_tmpdir);
-
-static const char *tmp(const char *name) {
-  static char buf[4][512];
-  static int k;
-  char *b = buf[k++ % 4];
-  snprintf(b, 512, "%s/%s", tmpdir, name);
-  return b;
-}
+TestSuite(tflm_cli, .init = make_tmpdir, .fini = tt_tmpdir_remove);
 
 static void write_model(tm_kind k, const tw_metadata *meta, size_t n_meta, const char *name) {
   uint8_t *data = NULL;
   size_t size = 0;
   texmem_error err = {0};
   cr_assert_eq(tm_build(k, meta, n_meta, &data, &size, &err), TEXMEM_STATUS_OK, "%s", err.message);
-  FILE *f = fopen(tmp(name), "wb");
-  cr_assert_not_null(f);
-  cr_assert_eq(fwrite(data, 1, size, f), size);
-  fclose(f);
+  tt_tmp_write(name, data, size);
   free(data);
 }
 
 static int run(const char *a1, const char *a2, const char *a3, const char *a4, char **out, char **err) {
   const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", a1, a2, a3, a4, NULL};
-  return tt_spawn(argv, tmpdir, out, err);
+  return tt_spawn(argv, tt_tmpdir(), out, err);
 }
 
 Test(tflm_cli, ascii_matches_golden_file) {
   write_model(TM_TINY_INT8, NULL, 0, "m.tflite");
   char *out = NULL, *err = NULL;
-  cr_assert_eq(run(tmp("m.tflite"), "--ascii", NULL, NULL, &out, &err), 0, "%s", err);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--ascii", NULL, NULL, &out, &err), 0, "%s", err);
   const char *pic = strstr(out, "arena 256 bytes");
   cr_assert_not_null(pic, "%s", out);
   size_t len;
@@ -71,7 +46,7 @@ Test(tflm_cli, ascii_matches_golden_file) {
 Test(tflm_cli, json_has_every_field) {
   write_model(TM_TWO_SUBGRAPHS_INT8, NULL, 0, "m.tflite");
   char *out = NULL, *err = NULL;
-  cr_assert_eq(run(tmp("m.tflite"), "--json", NULL, NULL, &out, &err), 0, "%s", err);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--json", NULL, NULL, &out, &err), 0, "%s", err);
   static const char *const keys[] = {"\"model\": ", "\"subgraphs\": 2", "\"tensors\": 15", "\"planned\": 4",
                                      "\"arena_bytes\": 3072", "\"tflm_greedy_bytes\": ", "\"max_live_bytes\": 3072",
                                      "\"optimal\": true", "\"strategy\": \"exact\"", "\"peak\": [{\"tensor\": ",
@@ -86,22 +61,22 @@ Test(tflm_cli, json_has_every_field) {
 Test(tflm_cli, output_then_check) {
   write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
   char *out = NULL, *err = NULL;
-  cr_assert_eq(run(tmp("m.tflite"), "--output", tmp("planned.tflite"), NULL, &out, &err), 0, "%s", err);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--output", tt_tmp_path("planned.tflite"), NULL, &out, &err), 0, "%s", err);
   cr_assert(strstr(out, "6144") && strstr(out, "6912"), "%s", out);
   cr_assert(strstr(out, "re-read and checked"), "%s", out);
   free(out);
   free(err);
-  cr_assert_eq(run("--check", tmp("planned.tflite"), NULL, NULL, &out, &err), 0, "%s", err);
+  cr_assert_eq(run("--check", tt_tmp_path("planned.tflite"), NULL, NULL, &out, &err), 0, "%s", err);
   cr_assert(strstr(out, "plan ok: arena head 6144 bytes"), "%s", out);
   free(out);
   free(err);
   /* The original has no plan to check. */
-  cr_assert_eq(run("--check", tmp("m.tflite"), NULL, NULL, &out, &err), 2);
+  cr_assert_eq(run("--check", tt_tmp_path("m.tflite"), NULL, NULL, &out, &err), 2);
   cr_assert(strstr(err, "no OfflineMemoryAllocation"), "%s", err);
   free(out);
   free(err);
   /* tflm_greedy as the strategy gives TFLM's arena. */
-  cr_assert_eq(run(tmp("m.tflite"), "--strategy", "tflm_greedy", "--json", &out, &err), 0, "%s", err);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--strategy", "tflm_greedy", "--json", &out, &err), 0, "%s", err);
   cr_assert(strstr(out, "\"arena_bytes\": 6912") && strstr(out, "\"optimal\": false"), "%s", out);
   free(out);
   free(err);
@@ -113,44 +88,44 @@ Test(tflm_cli, check_reports_problems_with_exit_2) {
   tw_metadata m = {"OfflineMemoryAllocation", words, sizeof words, -1};
   write_model(TM_TINY_INT8, &m, 1, "bad.tflite");
   char *out = NULL, *err = NULL;
-  cr_assert_eq(run("--check", tmp("bad.tflite"), NULL, NULL, &out, &err), 2, "%s", err);
+  cr_assert_eq(run("--check", tt_tmp_path("bad.tflite"), NULL, NULL, &out, &err), 2, "%s", err);
   cr_assert(strstr(out, "overlap while both are live"), "%s", out);
   cr_assert(strstr(out, "not a multiple of 16"), "%s", out);
   free(out);
   free(err);
-  cr_assert_eq(run("--check", tmp("bad.tflite"), "--json", NULL, &out, &err), 2, "%s", err);
+  cr_assert_eq(run("--check", tt_tmp_path("bad.tflite"), "--json", NULL, &out, &err), 2, "%s", err);
   cr_assert(strstr(out, "\"kind\": \"overlap\", \"tensor\": 3, \"other\": 6"), "%s", out);
   cr_assert(strstr(out, "\"kind\": \"misaligned\""), "%s", out);
   free(out);
   free(err);
   /* Replanning the model replaces the bad plan. */
-  cr_assert_eq(run(tmp("bad.tflite"), "--output", tmp("planned.tflite"), NULL, &out, &err), 0, "%s", err);
+  cr_assert_eq(run(tt_tmp_path("bad.tflite"), "--output", tt_tmp_path("planned.tflite"), NULL, &out, &err), 0, "%s", err);
   free(out);
   free(err);
-  cr_assert_eq(run("--check", tmp("planned.tflite"), NULL, NULL, &out, &err), 0, "%s", out);
+  cr_assert_eq(run("--check", tt_tmp_path("planned.tflite"), NULL, NULL, &out, &err), 0, "%s", out);
   free(out);
   free(err);
 }
 
 Test(tflm_cli, bad_input_exit_codes) {
   char *out = NULL, *err = NULL;
-  cr_assert_eq(run(tmp("missing.tflite"), NULL, NULL, NULL, &out, &err), 2);
+  cr_assert_eq(run(tt_tmp_path("missing.tflite"), NULL, NULL, NULL, &out, &err), 2);
   cr_assert(strstr(err, "missing.tflite") && strstr(err, "TEXMEM_STATUS_IO"), "%s", err);
   free(out);
   free(err);
   write_model(TM_TINY_INT8, NULL, 0, "m.tflite");
-  cr_assert_eq(run(tmp("m.tflite"), "--strategy", "naive", NULL, &out, &err), 2);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--strategy", "naive", NULL, &out, &err), 2);
   cr_assert(strstr(err, "not an offsets strategy"), "%s", err);
   free(out);
   free(err);
-  cr_assert_eq(run(tmp("m.tflite"), "--frobnicate", NULL, NULL, &out, &err), 2);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--frobnicate", NULL, NULL, &out, &err), 2);
   free(out);
   free(err);
   /* A truncated file. */
-  FILE *f = fopen(tmp("bad.tflite"), "wb");
+  FILE *f = fopen(tt_tmp_path("bad.tflite"), "wb");
   fwrite("\x10\0\0\0TFL3\0\0", 1, 10, f);
   fclose(f);
-  cr_assert_eq(run(tmp("bad.tflite"), NULL, NULL, NULL, &out, &err), 2);
+  cr_assert_eq(run(tt_tmp_path("bad.tflite"), NULL, NULL, NULL, &out, &err), 2);
   cr_assert(strstr(err, "TEXMEM_STATUS_BAD_MODEL"), "%s", err);
   free(out);
   free(err);
@@ -167,10 +142,10 @@ Test(tflm_cli, budget_answers) {
       {"6000", "tflm_greedy", "does not fit"}, /* below max_live */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", cases[i].bytes,
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tt_tmp_path("m.tflite"), "--budget", cases[i].bytes,
                           "--strategy", cases[i].strategy, "--json", NULL};
     char *out = NULL, *err = NULL;
-    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    cr_assert_eq(tt_spawn(argv, tt_tmpdir(), &out, &err), 0, "%s", err);
     char want[128];
     snprintf(want, sizeof want, "\"budget\": {\"bytes\": %s, \"answer\": \"%s\"}", cases[i].bytes, cases[i].answer);
     cr_assert(strstr(out, want), "%s not in %s", want, out);
@@ -178,7 +153,7 @@ Test(tflm_cli, budget_answers) {
     free(err);
   }
   char *out = NULL, *err = NULL;
-  cr_assert_eq(run(tmp("m.tflite"), "--budget", "lots", NULL, &out, &err), 2);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--budget", "lots", NULL, &out, &err), 2);
   cr_assert(strstr(err, "--budget must be a number"), "%s", err);
   free(out);
   free(err);
@@ -191,10 +166,10 @@ Test(tflm_cli, budget_between_max_live_and_greedy_fits) {
   write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
   static const char *const strategies[] = {"exact", "best"};
   for (size_t i = 0; i < 2; i++) {
-    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", "6200",
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tt_tmp_path("m.tflite"), "--budget", "6200",
                           "--strategy", strategies[i], "--json", NULL};
     char *out = NULL, *err = NULL;
-    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    cr_assert_eq(tt_spawn(argv, tt_tmpdir(), &out, &err), 0, "%s", err);
     cr_assert(strstr(out, "\"budget\": {\"bytes\": 6200, \"answer\": \"fits\"}"), "%s", out);
     const char *a = strstr(out, "\"arena_bytes\": ");
     cr_assert_not_null(a);
@@ -212,21 +187,21 @@ Test(tflm_cli, search_budgets) {
   write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
   static const struct { const char *nodes, *ms; } cases[] = {{"1", "50"}, {"1000000", "5000"}};
   for (size_t i = 0; i < 2; i++) {
-    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tmp("m.tflite"), "--budget", "6144",
+    const char *argv[] = {TEXMEM_BINARY_DIR "/texmem", "tflm", tt_tmp_path("m.tflite"), "--budget", "6144",
                           "--node-budget", cases[i].nodes, "--time-budget-ms", cases[i].ms, "--json", NULL};
     char *out = NULL, *err = NULL;
-    cr_assert_eq(tt_spawn(argv, tmpdir, &out, &err), 0, "%s", err);
+    cr_assert_eq(tt_spawn(argv, tt_tmpdir(), &out, &err), 0, "%s", err);
     /* one node: the seed plans (6912) stand, nothing is proven */
     cr_assert(strstr(out, i ? "\"answer\": \"fits\"" : "\"answer\": \"unknown\""), "%s", out);
     free(out);
     free(err);
   }
   char *out = NULL, *err = NULL;
-  cr_assert_eq(run(tmp("m.tflite"), "--node-budget", "0", NULL, &out, &err), 2);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--node-budget", "0", NULL, &out, &err), 2);
   cr_assert(strstr(err, "bad value '0' for --node-budget"), "%s", err);
   free(out);
   free(err);
-  cr_assert_eq(run(tmp("m.tflite"), "--time-budget-ms", "soon", NULL, &out, &err), 2);
+  cr_assert_eq(run(tt_tmp_path("m.tflite"), "--time-budget-ms", "soon", NULL, &out, &err), 2);
   cr_assert(strstr(err, "bad value 'soon' for --time-budget-ms"), "%s", err);
   free(out);
   free(err);

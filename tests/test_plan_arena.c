@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
 #include "support.h"
 
 static const char *const models[] = {"selfie_segmentation", "face_detection_short_range",
@@ -151,43 +150,29 @@ Test(plan_arena, exact_search_in_rows_with_alignment) {
   texmem_plan_destroy(p);
 }
 
-/* A hand-made arena plan: W = 16, texture heights h[], tensors at (o, row). */
-static texmem_plan *manual_arena(const texmem_record *rec, size_t n, const size_t *obj,
-                                 const uint64_t *row, const uint64_t *h, size_t k) {
-  texmem_plan *p = calloc(1, sizeof *p);
-  cr_assert_not_null(p);
-  p->object_dims = calloc(k, sizeof *p->object_dims);
-  p->object_size = calloc(k, sizeof *p->object_size);
-  p->object_of = calloc(n, sizeof *p->object_of);
-  p->offset = calloc(n, sizeof *p->offset);
-  p->kind = TEXMEM_PLAN_OFFSETS;
-  p->layout = TEXMEM_LAYOUT_LINEAR;
-  p->strategy = TEXMEM_STRATEGY_GREEDY_BY_SIZE;
-  p->dims = 3;
-  p->n_tensors = n;
-  p->n_objects = k;
-  p->alignment = 1;
-  p->linear_width = 16;
-  for (size_t i = 0; i < n; i++) {
-    p->object_of[i] = obj[i];
-    p->offset[i] = row[i];
-  }
-  for (size_t o = 0; o < k; o++) {
-    p->object_dims[o][0] = 16;
-    p->object_dims[o][1] = h[o];
-    p->object_dims[o][2] = 1;
-    p->object_size[o] = 16 * h[o];
-    p->total += 16 * h[o];
-  }
-  (void)rec;
-  return p;
+/* An arena plan brought through the public API: W = 16, tensors at
+ * (texture obj[i], base row row[i]); k textures (0 = derived), their dims
+ * given (NULL = derived from the tensors). */
+static texmem_status arena_plan(const texmem_record *rec, size_t n, const size_t *obj,
+                                const uint64_t *row, size_t k, const uint64_t (*dims)[3],
+                                uint64_t alignment, uint64_t max_rows, texmem_plan **p,
+                                texmem_error *err) {
+  texmem_plan_assignment a = {.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                              .linear_width = 16, .object_of = obj, .offset = row,
+                              .alignment = alignment, .max_dims = {0, max_rows, 0},
+                              .object_count = k, .object_dims = dims};
+  *p = NULL;
+  return texmem_plan_from_assignment(rec, n, 3, &a, p, err);
 }
 
-static void expect_invalid(const texmem_record *rec, size_t n, const texmem_plan *p,
-                           const char *want) {
+static void expect_invalid(const texmem_record *rec, size_t n, const size_t *obj,
+                           const uint64_t *row, size_t k, const uint64_t (*dims)[3],
+                           uint64_t alignment, uint64_t max_rows, const char *want) {
   texmem_error err = {0};
-  cr_assert_eq(texmem_plan_validate(rec, n, 3, p, &err), TEXMEM_STATUS_INVALID_PLAN,
-               "expected '%s'", want);
+  texmem_plan *p = NULL;
+  cr_assert_eq(arena_plan(rec, n, obj, row, k, dims, alignment, max_rows, &p, &err),
+               TEXMEM_STATUS_INVALID_PLAN, "expected '%s'", want);
+  cr_assert_null(p);
   cr_assert(strstr(err.message, want), "'%s' not in: %s", want, err.message);
 }
 
@@ -195,54 +180,58 @@ Test(plan_arena, validator_refuses_overlap_misalignment_and_out_of_range) {
   /* Tensors of 2, 3 and 1 rows; 0 and 1 live together, 2 after both. */
   const texmem_record r[] = {{0, {16, 2, 1}, 0, 1}, {1, {8, 5, 1}, 1, 2}, {2, {5, 3, 1}, 3, 4}};
   const size_t obj[] = {0, 0, 0};
-  const uint64_t good_row[] = {0, 2, 0}, h[] = {5};
-  texmem_plan *p = manual_arena(r, 3, obj, good_row, h, 1);
+  const uint64_t good_row[] = {0, 2, 0};
+  const uint64_t h5[][3] = {{16, 5, 1}}, h6[][3] = {{16, 6, 1}}, w32[][3] = {{32, 5, 1}};
+  texmem_plan *p = NULL;
   texmem_error err = {0};
-  cr_assert_eq(texmem_plan_validate(r, 3, 3, p, &err), TEXMEM_STATUS_OK, "%s", err.message);
-  /* Overlap: tensor 1 at row 1 meets tensor 0's rows [0, 2). */
-  p->offset[1] = 1;
-  p->object_dims[0][1] = 4;
-  p->object_size[0] = p->total = 64;
-  expect_invalid(r, 3, p, "overlap in arena texture 0 (rows [0,+2) and [1,+3))");
-  /* Misaligned base row. */
-  p->offset[1] = 2;
-  p->object_dims[0][1] = 5;
-  p->object_size[0] = p->total = 80;
-  p->alignment = 2;
-  cr_assert_eq(texmem_plan_validate(r, 3, 3, p, &err), TEXMEM_STATUS_OK, "%s", err.message);
-  p->offset[2] = 1;
-  expect_invalid(r, 3, p, "base row 1 is not a multiple of the alignment 2");
-  p->alignment = 1;
-  /* Past the texture. */
-  p->offset[2] = 5;
-  expect_invalid(r, 3, p, "rows [5, +1) pass the 5 rows of arena texture 0");
-  /* Texture taller than what its tensors use (bytes would not be exact). */
-  p->offset[2] = 0;
-  p->object_dims[0][1] = 6;
-  p->object_size[0] = p->total = 96;
-  expect_invalid(r, 3, p, "has 6 rows but its tensors end at row 5");
-  /* Over the height limit. */
-  p->object_dims[0][1] = 5;
-  p->object_size[0] = p->total = 80;
-  p->max_dims[1] = 4;
-  expect_invalid(r, 3, p, "has 5 rows, over the limit 4");
-  p->max_dims[1] = 0;
-  /* No such texture; wrong width; inconsistent total. */
-  p->object_of[2] = 3;
-  expect_invalid(r, 3, p, "arena texture 3 does not exist");
-  p->object_of[2] = 0;
-  p->object_dims[0][0] = 32;
-  expect_invalid(r, 3, p, "not 16 wide");
-  p->object_dims[0][0] = 16;
-  p->total = 81;
-  expect_invalid(r, 3, p, "total 81");
+  cr_assert_eq(arena_plan(r, 3, obj, good_row, 0, NULL, 1, 0, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  cr_assert_eq(texmem_plan_total(p), 80);
   texmem_plan_destroy(p);
+  /* The same texture given explicitly is the same plan. */
+  cr_assert_eq(arena_plan(r, 3, obj, good_row, 1, h5, 1, 0, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  cr_assert_eq(texmem_plan_total(p), 80);
+  texmem_plan_destroy(p);
+  /* Overlap: tensor 1 at row 1 meets tensor 0's rows [0, 2). */
+  const uint64_t overlap[] = {0, 1, 0};
+  expect_invalid(r, 3, obj, overlap, 0, NULL, 1, 0,
+                 "overlap in arena texture 0 (rows [0,+2) and [1,+3))");
+  /* Misaligned base row. */
+  cr_assert_eq(arena_plan(r, 3, obj, good_row, 0, NULL, 2, 0, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  texmem_plan_destroy(p);
+  const uint64_t odd[] = {0, 2, 1};
+  expect_invalid(r, 3, obj, odd, 0, NULL, 2, 0, "base row 1 is not a multiple of the alignment 2");
+  /* Past the texture (the caller's own 5-row texture). */
+  const uint64_t past[] = {0, 2, 5};
+  expect_invalid(r, 3, obj, past, 1, h5, 1, 0, "rows [5, +1) pass the 5 rows of arena texture 0");
+  /* Texture taller than what its tensors use (bytes would not be exact). */
+  expect_invalid(r, 3, obj, good_row, 1, h6, 1, 0, "has 6 rows but its tensors end at row 5");
+  /* Over the height limit. */
+  expect_invalid(r, 3, obj, good_row, 0, NULL, 1, 4, "has 5 rows, over the limit 4");
+  /* No such texture; wrong width. */
+  const size_t missing[] = {0, 0, 3};
+  expect_invalid(r, 3, missing, good_row, 1, NULL, 1, 0, "arena texture 3 does not exist");
+  expect_invalid(r, 3, obj, good_row, 1, w32, 1, 0, "not 16 wide");
+  /* (A total that is not the sum of the textures cannot be brought: the
+   * total is derived. plan_core's totals_are_sums_of_objects asserts the
+   * invariant on planned plans.) */
   /* Two textures: the same rows are fine in different ones. */
   const size_t obj2[] = {0, 1, 0};
-  const uint64_t row2[] = {0, 0, 0}, h2[] = {2, 3};
-  p = manual_arena(r, 3, obj2, row2, h2, 2);
-  cr_assert_eq(texmem_plan_validate(r, 3, 3, p, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  const uint64_t row2[] = {0, 0, 0}, h2[][3] = {{16, 2, 1}, {16, 3, 1}};
+  cr_assert_eq(arena_plan(r, 3, obj2, row2, 2, h2, 1, 0, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
   cr_assert_eq(texmem_plan_tensor_object(p, 1), 1);
+  cr_assert_eq(texmem_plan_total(p), 80);
+  texmem_plan_destroy(p);
+  cr_assert_eq(arena_plan(r, 3, obj2, row2, 0, NULL, 1, 0, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  uint64_t d[3];
+  texmem_plan_object_dims(p, 0, d);
+  cr_assert_eq(d[1], 2);
+  texmem_plan_object_dims(p, 1, d);
+  cr_assert_eq(d[1], 3);
   texmem_plan_destroy(p);
 }
 

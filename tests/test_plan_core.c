@@ -1,4 +1,5 @@
-/* Plan core: naive, argument checks, bounds, limits, validator. */
+/* Plan core: naive, argument checks, bounds, limits, validator, plans from
+ * assignments, totals consistent with their objects. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,5 +379,117 @@ Test(plan_core, plan_from_assignment) {
   cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
   cr_assert_eq(texmem_plan_from_assignment(r, 0, 2, &a, &p, &err), TEXMEM_STATUS_OK);
   cr_assert_eq(texmem_plan_total(p), 0);
+  texmem_plan_destroy(p);
+}
+
+/* The validator's "total is the sum of the objects" check can only be met
+ * by planned plans (texmem_plan_from_assignment derives the total), so the
+ * invariant is asserted here on every strategy, kind and layout: each
+ * object's size is the product of its dims, the total their sum, and a
+ * natural offsets arena ends where its last tensor ends. */
+Test(plan_core, totals_are_sums_of_objects) {
+  uint64_t seed = 12;
+  for (int round = 0; round < 12; round++) {
+    texmem_record r[24];
+    size_t n = 1 + tt_rand(&seed) % 24;
+    unsigned dims = 1 + (unsigned)(round % 3);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t f = tt_rand(&seed) % 16;
+      r[i] = (texmem_record){i, {1 + tt_rand(&seed) % 40, 1 + tt_rand(&seed) % 9,
+                                 1 + tt_rand(&seed) % 3}, f, f + tt_rand(&seed) % 6};
+    }
+    for (int kind = 0; kind < 2; kind++)
+      for (int layout = 0; layout < 2; layout++) {
+        if (layout == TEXMEM_LAYOUT_LINEAR ? dims == 1 : kind == TEXMEM_PLAN_OFFSETS && dims != 1)
+          continue;
+        for (int s = 0; s < TEXMEM_STRATEGY_COUNT_; s++) {
+          if (!texmem_strategy_supports((texmem_strategy)s, (texmem_plan_kind)kind)) continue;
+          texmem_plan_desc d = {.kind = (texmem_plan_kind)kind, .strategy = (texmem_strategy)s,
+                                .layout = (texmem_layout)layout, .exact_node_budget = 20000};
+          texmem_plan *p = tt_plan(r, n, dims, d);
+          uint64_t sum = 0, end = 0;
+          for (size_t o = 0; o < texmem_plan_object_count(p); o++) {
+            uint64_t od[3];
+            texmem_plan_object_dims(p, o, od);
+            cr_assert_eq(texmem_plan_object_size(p, o), od[0] * od[1] * od[2],
+                         "round %d kind %d layout %d %s object %zu", round, kind, layout,
+                         texmem_strategy_name((texmem_strategy)s), o);
+            sum += texmem_plan_object_size(p, o);
+          }
+          cr_assert_eq(texmem_plan_total(p), sum, "round %d kind %d layout %d %s", round, kind,
+                       layout, texmem_strategy_name((texmem_strategy)s));
+          if (kind == TEXMEM_PLAN_OFFSETS && layout == TEXMEM_LAYOUT_NATURAL) {
+            for (size_t i = 0; i < n; i++) {
+              uint64_t e = texmem_plan_tensor_offset(p, i) + r[i].dims[0];
+              if (e > end) end = e;
+            }
+            cr_assert_eq(texmem_plan_total(p), end, "round %d %s", round,
+                         texmem_strategy_name((texmem_strategy)s));
+          }
+          texmem_plan_destroy(p);
+        }
+      }
+  }
+}
+
+/* A caller's own objects: object_count and object_dims taken as given (a
+ * padded object is fine, one too small is the validator's to refuse), and
+ * the new fields' bad uses named. */
+Test(plan_core, plan_from_assignment_given_objects) {
+  texmem_record r[] = {{0, {4, 2, 1}, 0, 1}, {1, {3, 3, 1}, 2, 3}, {2, {2, 2, 1}, 1, 2}};
+  const size_t of[] = {0, 0, 1};
+  const uint64_t padded[][3] = {{8, 4, 1}, {2, 2, 1}}, small[][3] = {{4, 2, 1}, {2, 2, 1}};
+  texmem_plan_assignment a = {.object_of = of, .object_count = 2, .object_dims = padded};
+  texmem_plan *p = NULL;
+  texmem_error err = {0};
+  texmem_status st = texmem_plan_from_assignment(r, 3, 2, &a, &p, &err);
+  cr_assert_eq(st, TEXMEM_STATUS_OK, "%s", err.message);
+  for (size_t o = 0; o < 2; o++) {
+    uint64_t got[3];
+    texmem_plan_object_dims(p, o, got);
+    cr_assert_arr_eq(got, padded[o], sizeof got, "object %zu", o);
+  }
+  cr_assert_eq(texmem_plan_total(p), 8 * 4 + 2 * 2);
+  texmem_plan_destroy(p);
+  a.object_dims = small;
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert_null(p);
+  cr_assert(strstr(err.message, "tensor 1: dimension 1 is 3, its object 0 has 2"), "%s",
+            err.message);
+  /* An object past object_count: the validator names it. */
+  const size_t past[] = {0, 0, 2};
+  a = (texmem_plan_assignment){.object_of = past, .object_count = 2};
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert(strstr(err.message, "tensor 2: object 2 does not exist (2 objects)"), "%s",
+            err.message);
+  /* Bad uses: more objects than tensors, dims without a count, fixed
+   * offsets outside natural offsets plans, two natural arenas. */
+  a = (texmem_plan_assignment){.object_of = of, .object_count = 4};
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "object_count 4"), "%s", err.message);
+  a = (texmem_plan_assignment){.object_of = of, .object_dims = padded};
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "object_dims needs object_count"), "%s", err.message);
+  const uint64_t off[] = {0, 0, 4}, fixed[] = {0, TEXMEM_OFFSET_FREE, TEXMEM_OFFSET_FREE};
+  a = (texmem_plan_assignment){.object_of = of, .fixed_offsets = fixed};
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 2, &a, &p, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "fixed_offsets"), "%s", err.message);
+  texmem_record b[] = {{0, {4, 1, 1}, 0, 1}, {1, {4, 1, 1}, 2, 3}, {2, {2, 1, 1}, 1, 2}};
+  a = (texmem_plan_assignment){.kind = TEXMEM_PLAN_OFFSETS, .offset = off, .object_count = 2};
+  cr_assert_eq(texmem_plan_from_assignment(b, 3, 1, &a, &p, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "one arena"), "%s", err.message);
+  /* A natural arena given larger than its tensors reach is refused. */
+  const uint64_t arena[][3] = {{8, 1, 1}};
+  a = (texmem_plan_assignment){.kind = TEXMEM_PLAN_OFFSETS, .offset = off, .object_dims = arena};
+  cr_assert_eq(texmem_plan_from_assignment(b, 3, 1, &a, &p, &err), TEXMEM_STATUS_INVALID_PLAN);
+  cr_assert(strstr(err.message, "arena size 8, but tensors end at 6"), "%s", err.message);
+  a.object_dims = NULL;
+  cr_assert_eq(texmem_plan_from_assignment(b, 3, 1, &a, &p, &err), TEXMEM_STATUS_OK, "%s",
+               err.message);
+  cr_assert_eq(texmem_plan_total(p), 6);
   texmem_plan_destroy(p);
 }

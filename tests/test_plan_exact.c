@@ -4,7 +4,6 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "internal.h" /* to corrupt a plan for the validator */
 #include "support.h"
 
 #define MAXN 10
@@ -346,11 +345,26 @@ Test(exact, fixed_offsets_bad_input) {
   cr_assert_eq(texmem_plan_create(r, 3, 1, &d, &p, &e), TEXMEM_STATUS_OK, "%s", e.message);
   cr_expect_eq(texmem_plan_tensor_offset(p, 2), 0);
   cr_expect_eq(texmem_plan_total(p), 22);
-  /* the validator checks that fixed tensors stayed put */
-  p->offset[0] = 12;
-  p->offset[1] = 0;
-  cr_expect_eq(texmem_plan_validate(r, 3, 1, p, NULL), TEXMEM_STATUS_INVALID_PLAN);
+  /* the validator checks that fixed tensors stayed put: the planned
+   * offsets brought back with the same fixed offsets pass, tensors 0 and 1
+   * swapped do not */
+  uint64_t off[3], swapped[3];
+  for (size_t i = 0; i < 3; i++) off[i] = swapped[i] = texmem_plan_tensor_offset(p, i);
   texmem_plan_destroy(p);
+  swapped[0] = off[1];
+  swapped[1] = off[0];
+  cr_assert_eq(off[0], 0);
+  cr_assert_eq(off[1], 12);
+  texmem_plan_assignment a = {.kind = TEXMEM_PLAN_OFFSETS, .offset = off, .alignment = 4,
+                              .fixed_offsets = ok};
+  cr_assert_eq(texmem_plan_from_assignment(r, 3, 1, &a, &p, &e), TEXMEM_STATUS_OK, "%s",
+               e.message);
+  cr_expect_eq(texmem_plan_total(p), 22);
+  texmem_plan_destroy(p);
+  a.offset = swapped;
+  cr_expect_eq(texmem_plan_from_assignment(r, 3, 1, &a, &p, &e), TEXMEM_STATUS_INVALID_PLAN);
+  cr_expect_null(p);
+  cr_expect(strstr(e.message, "tensor 0: offset 12, but it is fixed at 0"), "%s", e.message);
   /* misaligned */
   uint64_t mis[] = {2, TEXMEM_OFFSET_FREE, TEXMEM_OFFSET_FREE};
   d.fixed_offsets = mis;

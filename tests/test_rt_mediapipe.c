@@ -20,54 +20,6 @@
  * of a pixel apart: the crop moves by that much, and the samples with it. */
 #define FP16_CHAIN 6e-2
 
-typedef struct mb {
-  texmem_model *m;
-  int32_t zero;
-  int32_t in[8], out[8];
-  size_t n_in, n_out;
-} mb;
-
-static mb mb_new(void) {
-  mb b = {0};
-  TG_OK(texmem_model_create(&b.m, &tg_err_));
-  const int32_t one = 1;
-  const float z = 0.0f;
-  TG_OK(texmem_model_add_constant(b.m, "zero", TEXMEM_DTYPE_FLOAT32, 1, &one, &z, sizeof z, &b.zero,
-                                  &tg_err_));
-  return b;
-}
-
-static int32_t mb_tensor(mb *b, unsigned rank, const int32_t *shape) {
-  int32_t t;
-  TG_OK(texmem_model_add_tensor(b->m, NULL, TEXMEM_DTYPE_FLOAT32, rank, shape, &t, &tg_err_));
-  return t;
-}
-
-static void mb_op(mb *b, texmem_op_type type, const int32_t *ins, size_t n, int32_t out,
-                  const texmem_op_options *o) {
-  TG_OK(texmem_model_add_op(b->m, type, ins, n, &out, 1, o, NULL, &tg_err_));
-}
-
-/* Graph input number b->n_in of this shape, returned as the intermediate
- * x + 0 (so the op under test reads planned textures). */
-static int32_t mb_input(mb *b, unsigned rank, const int32_t *shape) {
-  int32_t g = mb_tensor(b, rank, shape), t = mb_tensor(b, rank, shape);
-  int32_t ins[2] = {g, b->zero};
-  mb_op(b, TEXMEM_OP_ADD, ins, 2, t, NULL);
-  b->in[b->n_in++] = g;
-  return t;
-}
-
-static void mb_output(mb *b, int32_t t) {
-  const texmem_tensor *x = texmem_model_tensor(b->m, (size_t)t);
-  int32_t shape[TEXMEM_MAX_RANK];
-  memcpy(shape, x->shape, sizeof shape);
-  int32_t g = mb_tensor(b, x->rank, shape);
-  int32_t ins[2] = {t, b->zero};
-  mb_op(b, TEXMEM_OP_ADD, ins, 2, g, NULL);
-  b->out[b->n_out++] = g;
-}
-
 /* Sets inputs the test crafts (matrices, landmarks in pixels). */
 typedef void (*fill_fn)(float **in);
 
@@ -75,7 +27,7 @@ typedef void (*fill_fn)(float **in);
  * NAIVE bit for bit; destroys the model. chain: fp32 within FP32_REL of
  * each output's largest value (a matrix computed on the GPU moves the
  * samples by ~1e-6 of the coordinates, which the data's slope scales). */
-static void mb_check_opt(mb *b, fill_fn fill, bool chain, const char *what) {
+static void mb_check_opt(rt_mb *b, fill_fn fill, bool chain, const char *what) {
   TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
   texmem_gl_context *ctx = tg_context();
   size_t n_in;
@@ -120,7 +72,7 @@ static void mb_check_opt(mb *b, fill_fn fill, bool chain, const char *what) {
   texmem_model_destroy(b->m);
 }
 
-static void mb_check(mb *b, fill_fn fill, const char *what) { mb_check_opt(b, fill, false, what); }
+static void mb_check(rt_mb *b, fill_fn fill, const char *what) { mb_check_opt(b, fill, false, what); }
 
 /* ---- options ---- */
 
@@ -165,12 +117,12 @@ static texmem_op_options ttb_options(int oh, int ow) {
 static const int32_t subset7[7] = {0, 3, 8, 2, 5, 6, 1}; /* odd: the last repeats */
 
 static void check_l2tm(int32_t batch, const char *what) {
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t ls[3] = {batch, 9, 3}, ms[3] = {batch, 4, 4};
-  int32_t x = mb_input(&b, 3, ls), y = mb_tensor(&b, 3, ms);
+  int32_t x = rt_mb_input(&b, 3, ls), y = rt_mb_tensor(&b, 3, ms);
   texmem_op_options o = l2tm_options(1, 7, 0.35, 6, 5, 1.5, 1.25, subset7, 7);
-  mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+  rt_mb_output(&b, y);
   mb_check(&b, NULL, what);
 }
 
@@ -203,15 +155,15 @@ static void fill_matrices(float **in) {
 }
 
 static void check_ttb(int32_t batch, int32_t mbatch, const char *what) {
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t ds[4] = {batch, 7, 9, 6}, ms[3] = {mbatch, 4, 4}, os[4] = {batch, 5, 4, 6};
   int32_t ins[2];
-  ins[0] = mb_input(&b, 4, ds);
-  ins[1] = mb_input(&b, 3, ms);
-  int32_t y = mb_tensor(&b, 4, os);
+  ins[0] = rt_mb_input(&b, 4, ds);
+  ins[1] = rt_mb_input(&b, 3, ms);
+  int32_t y = rt_mb_tensor(&b, 4, os);
   texmem_op_options o = ttb_options(5, 4);
-  mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ins, 2, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ins, 2, y, &o);
+  rt_mb_output(&b, y);
   matrix_input_index = 1;
   matrix_batches = mbatch;
   mb_check(&b, fill_matrices, what);
@@ -226,14 +178,14 @@ Test(rt_mediapipe, transform_tensor_bilinear) {
 /* ---- TransformLandmarks ---- */
 
 static void check_tl(int32_t batch, int32_t mbatch, int32_t dims, const char *what) {
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t ls[3] = {batch, 11, dims}, ms[3] = {mbatch, 4, 4};
   int32_t ins[2];
-  ins[0] = mb_input(&b, 3, ls);
-  ins[1] = mb_input(&b, 3, ms); /* any matrix: random values */
-  int32_t y = mb_tensor(&b, 3, ls);
-  mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
-  mb_output(&b, y);
+  ins[0] = rt_mb_input(&b, 3, ls);
+  ins[1] = rt_mb_input(&b, 3, ms); /* any matrix: random values */
+  int32_t y = rt_mb_tensor(&b, 3, ls);
+  rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
+  rt_mb_output(&b, y);
   mb_check(&b, NULL, what);
 }
 
@@ -256,21 +208,21 @@ static void fill_face(float **in) {
 }
 
 Test(rt_mediapipe, face_chain) {
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t ls[3] = {2, 12, 3}, ds[4] = {2, 16, 16, 5}, ms[3] = {2, 4, 4},
                 cs[4] = {2, 6, 6, 5}, ps[3] = {2, 4, 2};
-  int32_t lm = mb_input(&b, 3, ls), data = mb_input(&b, 4, ds), pts = mb_input(&b, 3, ps);
-  int32_t mat = mb_tensor(&b, 3, ms), crop = mb_tensor(&b, 4, cs), moved = mb_tensor(&b, 3, ps);
+  int32_t lm = rt_mb_input(&b, 3, ls), data = rt_mb_input(&b, 4, ds), pts = rt_mb_input(&b, 3, ps);
+  int32_t mat = rt_mb_tensor(&b, 3, ms), crop = rt_mb_tensor(&b, 4, cs), moved = rt_mb_tensor(&b, 3, ps);
   const int32_t sub[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   texmem_op_options lo = l2tm_options(0, 5, 0.0, 6, 6, 1.5, 1.5, sub, 12);
-  mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &lm, 1, mat, &lo);
+  rt_mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &lm, 1, mat, &lo);
   texmem_op_options to = ttb_options(6, 6);
   int32_t ti[2] = {data, mat}, li[2] = {pts, mat};
-  mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ti, 2, crop, &to);
-  mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, li, 2, moved, NULL);
-  mb_output(&b, crop);
-  mb_output(&b, moved);
-  mb_output(&b, mat);
+  rt_mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ti, 2, crop, &to);
+  rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, li, 2, moved, NULL);
+  rt_mb_output(&b, crop);
+  rt_mb_output(&b, moved);
+  rt_mb_output(&b, mat);
   mb_check_opt(&b, fill_face, true,
                "Landmarks2TransformMatrix -> TransformTensorBilinear, TransformLandmarks");
 }
@@ -279,7 +231,7 @@ Test(rt_mediapipe, face_chain) {
 
 /* texmem_runtime_create fails with BAD_MODEL, naming the operator and
  * `needle`. */
-static void expect_refused(mb *b, const char *op, const char *needle) {
+static void expect_refused(rt_mb *b, const char *op, const char *needle) {
   TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
   texmem_gl_context *ctx = tg_context();
   texmem_runtime *rt = NULL;
@@ -297,71 +249,71 @@ static void expect_refused(mb *b, const char *op, const char *needle) {
 Test(rt_mediapipe, shape_and_option_errors) {
   {
     /* output size contradicting output_height / output_width */
-    mb b = mb_new();
+    rt_mb b = rt_mb_new();
     const int32_t ds[4] = {1, 7, 9, 6}, ms[3] = {1, 4, 4}, os[4] = {1, 5, 5, 6};
-    int32_t ins[2] = {mb_input(&b, 4, ds), mb_input(&b, 3, ms)};
-    int32_t y = mb_tensor(&b, 4, os);
+    int32_t ins[2] = {rt_mb_input(&b, 4, ds), rt_mb_input(&b, 3, ms)};
+    int32_t y = rt_mb_tensor(&b, 4, os);
     texmem_op_options o = ttb_options(5, 4);
-    mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ins, 2, y, &o);
-    mb_output(&b, y);
+    rt_mb_op(&b, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, ins, 2, y, &o);
+    rt_mb_output(&b, y);
     expect_refused(&b, "TransformTensorBilinear", "the op gives 5x4x6");
   }
   {
     /* a matrix that is not 4x4, and one of another batch */
-    mb b = mb_new();
+    rt_mb b = rt_mb_new();
     const int32_t ls[3] = {2, 5, 2}, ms[3] = {2, 3, 4};
-    int32_t ins[2] = {mb_input(&b, 3, ls), mb_input(&b, 3, ms)};
-    int32_t y = mb_tensor(&b, 3, ls);
-    mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
-    mb_output(&b, y);
+    int32_t ins[2] = {rt_mb_input(&b, 3, ls), rt_mb_input(&b, 3, ms)};
+    int32_t y = rt_mb_tensor(&b, 3, ls);
+    rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
+    rt_mb_output(&b, y);
     expect_refused(&b, "TransformLandmarks", "needs (2 or 1)x1x4x4");
-    b = mb_new();
+    b = rt_mb_new();
     const int32_t ms3[3] = {3, 4, 4};
-    int32_t ins2[2] = {mb_input(&b, 3, ls), mb_input(&b, 3, ms3)};
-    y = mb_tensor(&b, 3, ls);
-    mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins2, 2, y, NULL);
-    mb_output(&b, y);
+    int32_t ins2[2] = {rt_mb_input(&b, 3, ls), rt_mb_input(&b, 3, ms3)};
+    y = rt_mb_tensor(&b, 3, ls);
+    rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins2, 2, y, NULL);
+    rt_mb_output(&b, y);
     expect_refused(&b, "TransformLandmarks", "3x1x4x4");
   }
   {
     /* landmarks of 4 values each */
-    mb b = mb_new();
+    rt_mb b = rt_mb_new();
     const int32_t ls[3] = {1, 5, 4}, ms[3] = {1, 4, 4};
-    int32_t ins[2] = {mb_input(&b, 3, ls), mb_input(&b, 3, ms)};
-    int32_t y = mb_tensor(&b, 3, ls);
-    mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
-    mb_output(&b, y);
+    int32_t ins[2] = {rt_mb_input(&b, 3, ls), rt_mb_input(&b, 3, ms)};
+    int32_t y = rt_mb_tensor(&b, 3, ls);
+    rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
+    rt_mb_output(&b, y);
     expect_refused(&b, "TransformLandmarks", "2 or 3");
   }
   {
     /* a subset index past the landmarks; then options that are no map */
-    mb b = mb_new();
+    rt_mb b = rt_mb_new();
     const int32_t ls[3] = {1, 9, 3}, ms[3] = {1, 4, 4};
-    int32_t x = mb_input(&b, 3, ls), y = mb_tensor(&b, 3, ms);
+    int32_t x = rt_mb_input(&b, 3, ls), y = rt_mb_tensor(&b, 3, ms);
     const int32_t far[2] = {2, 9};
     texmem_op_options o = l2tm_options(1, 7, 0.0, 6, 5, 1.5, 1.5, far, 2);
-    mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
-    mb_output(&b, y);
+    rt_mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+    rt_mb_output(&b, y);
     expect_refused(&b, "Landmarks2TransformMatrix", "past the 9 landmarks");
-    b = mb_new();
-    x = mb_input(&b, 3, ls);
-    y = mb_tensor(&b, 3, ms);
+    b = rt_mb_new();
+    x = rt_mb_input(&b, 3, ls);
+    y = rt_mb_tensor(&b, 3, ms);
     const uint8_t junk[3] = {1, 2, 3};
     o = texmem_op_options_default();
     o.custom_options = junk;
     o.custom_options_size = sizeof junk;
-    mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
-    mb_output(&b, y);
+    rt_mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+    rt_mb_output(&b, y);
     expect_refused(&b, "Landmarks2TransformMatrix", "custom options");
   }
   {
     /* a matrix output that is not (B, 4, 4) */
-    mb b = mb_new();
+    rt_mb b = rt_mb_new();
     const int32_t ls[3] = {1, 9, 3}, ms[3] = {1, 4, 3};
-    int32_t x = mb_input(&b, 3, ls), y = mb_tensor(&b, 3, ms);
+    int32_t x = rt_mb_input(&b, 3, ls), y = rt_mb_tensor(&b, 3, ms);
     texmem_op_options o = l2tm_options(1, 7, 0.0, 6, 5, 1.5, 1.5, subset7, 7);
-    mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
-    mb_output(&b, y);
+    rt_mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &x, 1, y, &o);
+    rt_mb_output(&b, y);
     expect_refused(&b, "Landmarks2TransformMatrix", "the op gives 1x4x4");
   }
 }

@@ -12,56 +12,7 @@
 #define FP16_REL 2e-2
 #define FP16_ABS 2e-2
 
-typedef struct mb {
-  texmem_model *m;
-  int32_t zero; /* scalar constant 0 for identity ADDs */
-  int32_t in[24], out[8];
-  size_t n_in, n_out;
-} mb;
-
-static mb mb_new(void) {
-  mb b = {0};
-  TG_OK(texmem_model_create(&b.m, &tg_err_));
-  const int32_t one = 1;
-  const float z = 0.0f;
-  TG_OK(texmem_model_add_constant(b.m, "zero", TEXMEM_DTYPE_FLOAT32, 1, &one, &z, sizeof z, &b.zero,
-                                  &tg_err_));
-  return b;
-}
-
-static int32_t mb_tensor(mb *b, unsigned rank, const int32_t *shape) {
-  int32_t t;
-  TG_OK(texmem_model_add_tensor(b->m, NULL, TEXMEM_DTYPE_FLOAT32, rank, shape, &t, &tg_err_));
-  return t;
-}
-
-static void mb_op(mb *b, texmem_op_type type, const int32_t *ins, size_t n, int32_t out,
-                  const texmem_op_options *o) {
-  TG_OK(texmem_model_add_op(b->m, type, ins, n, &out, 1, o, NULL, &tg_err_));
-}
-
-/* A graph input of this shape, returned as the intermediate x + 0. */
-static int32_t mb_input(mb *b, unsigned rank, const int32_t *shape) {
-  int32_t g = mb_tensor(b, rank, shape), t = mb_tensor(b, rank, shape);
-  int32_t ins[2] = {g, b->zero};
-  mb_op(b, TEXMEM_OP_ADD, ins, 2, t, NULL);
-  b->in[b->n_in++] = g;
-  return t;
-}
-
-/* The op output t leaves through t + 0 as a graph output. */
-static void mb_output(mb *b, int32_t t) {
-  const texmem_tensor *x = texmem_model_tensor(b->m, (size_t)t);
-  int32_t shape[TEXMEM_MAX_RANK];
-  unsigned rank = x->rank;
-  memcpy(shape, x->shape, sizeof shape);
-  int32_t g = mb_tensor(b, rank, shape);
-  int32_t ins[2] = {t, b->zero};
-  mb_op(b, TEXMEM_OP_ADD, ins, 2, g, NULL);
-  b->out[b->n_out++] = g;
-}
-
-static int32_t mb_const(mb *b, unsigned rank, const int32_t *shape, uint64_t seed) {
+static int32_t mb_const(rt_mb *b, unsigned rank, const int32_t *shape, uint64_t seed) {
   size_t n = 1;
   for (unsigned i = 0; i < rank; i++) n *= (size_t)shape[i];
   float *v = malloc(n * sizeof *v);
@@ -77,7 +28,7 @@ static int32_t mb_const(mb *b, unsigned rank, const int32_t *shape, uint64_t see
 
 /* Runs fp32 natural, fp32 linear and fp16 natural against the reference;
  * destroys the model. */
-static void mb_check(mb *b, const char *what) {
+static void mb_check(rt_mb *b, const char *what) {
   TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
   texmem_gl_context *ctx = tg_context();
   size_t n_in;
@@ -124,10 +75,10 @@ static void mb_check(mb *b, const char *what) {
 /* One op with one data input of shape `is` and output shape `os`. */
 static void check_1(texmem_op_type type, const texmem_op_options *o, unsigned ir, const int32_t *is,
                     unsigned orank, const int32_t *os, const char *what) {
-  mb b = mb_new();
-  int32_t x = mb_input(&b, ir, is), y = mb_tensor(&b, orank, os);
-  mb_op(&b, type, &x, 1, y, o);
-  mb_output(&b, y);
+  rt_mb b = rt_mb_new();
+  int32_t x = rt_mb_input(&b, ir, is), y = rt_mb_tensor(&b, orank, os);
+  rt_mb_op(&b, type, &x, 1, y, o);
+  rt_mb_output(&b, y);
   mb_check(&b, what);
 }
 
@@ -147,14 +98,14 @@ Test(rt_ops, unary) {
 static void check_binary(texmem_op_type type, texmem_activation act, unsigned ra, const int32_t *sa,
                          bool a_const, unsigned rb, const int32_t *sb, bool b_const, unsigned ro,
                          const int32_t *so, const char *what) {
-  mb b = mb_new();
-  int32_t a = a_const ? mb_const(&b, ra, sa, 11) : mb_input(&b, ra, sa);
-  int32_t c = b_const ? mb_const(&b, rb, sb, 13) : mb_input(&b, rb, sb);
-  int32_t y = mb_tensor(&b, ro, so), ins[2] = {a, c};
+  rt_mb b = rt_mb_new();
+  int32_t a = a_const ? mb_const(&b, ra, sa, 11) : rt_mb_input(&b, ra, sa);
+  int32_t c = b_const ? mb_const(&b, rb, sb, 13) : rt_mb_input(&b, rb, sb);
+  int32_t y = rt_mb_tensor(&b, ro, so), ins[2] = {a, c};
   texmem_op_options o = texmem_op_options_default();
   o.activation = act;
-  mb_op(&b, type, ins, 2, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, type, ins, 2, y, &o);
+  rt_mb_output(&b, y);
   mb_check(&b, what);
 }
 
@@ -185,11 +136,11 @@ Test(rt_ops, add_mul_broadcast) {
 }
 
 Test(rt_ops, add_self) {
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t s[4] = {1, 3, 5, 6};
-  int32_t x = mb_input(&b, 4, s), y = mb_tensor(&b, 4, s), ins[2] = {x, x};
-  mb_op(&b, TEXMEM_OP_ADD, ins, 2, y, NULL);
-  mb_output(&b, y);
+  int32_t x = rt_mb_input(&b, 4, s), y = rt_mb_tensor(&b, 4, s), ins[2] = {x, x};
+  rt_mb_op(&b, TEXMEM_OP_ADD, ins, 2, y, NULL);
+  rt_mb_output(&b, y);
   mb_check(&b, "x + x");
 }
 
@@ -245,10 +196,11 @@ Test(rt_ops, mean) {
   check_mean(14, false, 1, all, "MEAN H,W,C");
 }
 
-static void check_resize(const int32_t *is, int32_t oh, int32_t ow, bool ac, bool hp,
-                         const char *what) {
-  mb b = mb_new();
-  int32_t x = mb_input(&b, 4, is), os[4] = {is[0], oh, ow, is[3]}, y = mb_tensor(&b, 4, os);
+/* RESIZE_BILINEAR or RESIZE_NEAREST_NEIGHBOR of is to oh x ow. */
+static void check_resize(texmem_op_type type, const int32_t *is, int32_t oh, int32_t ow, bool ac,
+                         bool hp, const char *what) {
+  rt_mb b = rt_mb_new();
+  int32_t x = rt_mb_input(&b, 4, is), os[4] = {is[0], oh, ow, is[3]}, y = rt_mb_tensor(&b, 4, os);
   const int32_t two = 2, size[2] = {oh, ow};
   int32_t sz;
   TG_OK(texmem_model_add_constant(b.m, NULL, TEXMEM_DTYPE_INT32, 1, &two, size, sizeof size, &sz,
@@ -257,19 +209,19 @@ static void check_resize(const int32_t *is, int32_t oh, int32_t ow, bool ac, boo
   o.align_corners = ac;
   o.half_pixel_centers = hp;
   int32_t ins[2] = {x, sz};
-  mb_op(&b, TEXMEM_OP_RESIZE_BILINEAR, ins, 2, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, type, ins, 2, y, &o);
+  rt_mb_output(&b, y);
   mb_check(&b, what);
 }
 
 Test(rt_ops, resize_bilinear) {
   const int32_t a[4] = {1, 4, 5, 6}, w1[4] = {1, 3, 1, 5};
-  check_resize(a, 8, 10, false, true, "RESIZE x2 half_pixel_centers");
-  check_resize(a, 7, 9, true, false, "RESIZE align_corners");
-  check_resize(a, 3, 7, false, false, "RESIZE plain, down in H");
-  check_resize(a, 9, 3, false, true, "RESIZE half_pixel_centers, odd sizes");
-  check_resize(w1, 6, 2, false, false, "RESIZE from width 1");
-  check_resize(w1, 5, 3, true, false, "RESIZE align_corners from width 1");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 8, 10, false, true, "RESIZE x2 half_pixel_centers");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 7, 9, true, false, "RESIZE align_corners");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 3, 7, false, false, "RESIZE plain, down in H");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, a, 9, 3, false, true, "RESIZE half_pixel_centers, odd sizes");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, w1, 6, 2, false, false, "RESIZE from width 1");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, w1, 5, 3, true, false, "RESIZE align_corners from width 1");
 }
 
 static void check_pad(unsigned rank, const int32_t *is, const int32_t (*pad)[2], const char *what) {
@@ -301,22 +253,22 @@ Test(rt_ops, pad) {
 /* CONCATENATION of inputs of shapes shapes[i] (rank r) along axis. */
 static void check_concat(unsigned r, const int32_t (*shapes)[4], size_t n, int32_t axis,
                          texmem_activation act, const char *what) {
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   int32_t ins[24], os[4];
   cr_assert(n <= 24);
   memcpy(os, shapes[0], sizeof os);
   int32_t ax = axis < 0 ? axis + (int32_t)r : axis;
   os[ax] = 0;
   for (size_t i = 0; i < n; i++) {
-    ins[i] = mb_input(&b, r, shapes[i]);
+    ins[i] = rt_mb_input(&b, r, shapes[i]);
     os[ax] += shapes[i][ax];
   }
-  int32_t y = mb_tensor(&b, r, os);
+  int32_t y = rt_mb_tensor(&b, r, os);
   texmem_op_options o = texmem_op_options_default();
   o.axis = axis;
   o.activation = act;
-  mb_op(&b, TEXMEM_OP_CONCATENATION, ins, n, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, TEXMEM_OP_CONCATENATION, ins, n, y, &o);
+  rt_mb_output(&b, y);
   mb_check(&b, what);
 }
 
@@ -336,14 +288,14 @@ Test(rt_ops, concatenation) {
 }
 
 Test(rt_ops, concatenation_same_input_twice) {
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t s[4] = {1, 3, 2, 3}, os[4] = {1, 3, 2, 9};
-  int32_t x = mb_input(&b, 4, s), z = mb_input(&b, 4, s), y = mb_tensor(&b, 4, os);
+  int32_t x = rt_mb_input(&b, 4, s), z = rt_mb_input(&b, 4, s), y = rt_mb_tensor(&b, 4, os);
   int32_t ins[3] = {x, z, x};
   texmem_op_options o = texmem_op_options_default();
   o.axis = 3;
-  mb_op(&b, TEXMEM_OP_CONCATENATION, ins, 3, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, TEXMEM_OP_CONCATENATION, ins, 3, y, &o);
+  rt_mb_output(&b, y);
   mb_check(&b, "CONCAT (x, z, x)");
 }
 
@@ -433,8 +385,8 @@ Test(rt_ops, batch_2_pool_mean_resize) {
   o.keep_dims = true;
   check_1(TEXMEM_OP_MEAN, &o, 4, m, 4, bc, "MEAN over B and C, keep_dims");
   const int32_t r[4] = {2, 4, 5, 6};
-  check_resize(r, 7, 9, true, false, "RESIZE align_corners batch 2");
-  check_resize(r, 8, 10, false, true, "RESIZE half_pixel_centers batch 2");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, r, 7, 9, true, false, "RESIZE align_corners batch 2");
+  check_resize(TEXMEM_OP_RESIZE_BILINEAR, r, 8, 10, false, true, "RESIZE half_pixel_centers batch 2");
 }
 
 Test(rt_ops, batch_2_data_movement) {
@@ -552,32 +504,15 @@ Test(rt_ops, softmax) {
   check_softmax(3, c13, 1.0f, "SOFTMAX rank 3 batch 2, C 13");
 }
 
-static void check_nearest(const int32_t *is, int32_t oh, int32_t ow, bool ac, bool hp,
-                          const char *what) {
-  mb b = mb_new();
-  int32_t x = mb_input(&b, 4, is), os[4] = {is[0], oh, ow, is[3]}, y = mb_tensor(&b, 4, os);
-  const int32_t two = 2, size[2] = {oh, ow};
-  int32_t sz;
-  TG_OK(texmem_model_add_constant(b.m, NULL, TEXMEM_DTYPE_INT32, 1, &two, size, sizeof size, &sz,
-                                  &tg_err_));
-  texmem_op_options o = texmem_op_options_default();
-  o.align_corners = ac;
-  o.half_pixel_centers = hp;
-  int32_t ins[2] = {x, sz};
-  mb_op(&b, TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, ins, 2, y, &o);
-  mb_output(&b, y);
-  mb_check(&b, what);
-}
-
 Test(rt_ops, resize_nearest_neighbor) {
   const int32_t a[4] = {1, 4, 5, 6}, w1[4] = {1, 3, 1, 5}, b2[4] = {2, 5, 3, 3};
-  check_nearest(a, 8, 10, false, false, "NEAREST x2");
-  check_nearest(a, 7, 9, true, false, "NEAREST align_corners");
-  check_nearest(a, 9, 7, false, true, "NEAREST half_pixel_centers");
-  check_nearest(a, 7, 3, true, true, "NEAREST align_corners and half_pixel_centers");
-  check_nearest(a, 3, 2, false, false, "NEAREST down");
-  check_nearest(w1, 6, 2, false, true, "NEAREST from width 1");
-  check_nearest(b2, 11, 7, false, true, "NEAREST half_pixel_centers, batch 2");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 8, 10, false, false, "NEAREST x2");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 7, 9, true, false, "NEAREST align_corners");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 9, 7, false, true, "NEAREST half_pixel_centers");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 7, 3, true, true, "NEAREST align_corners and half_pixel_centers");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, a, 3, 2, false, false, "NEAREST down");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, w1, 6, 2, false, true, "NEAREST from width 1");
+  check_resize(TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, b2, 11, 7, false, true, "NEAREST half_pixel_centers, batch 2");
 }
 
 /* More inputs than one program binds (8): several passes, each writing
@@ -615,15 +550,15 @@ Test(rt_ops, concatenation_many_inputs) {
 
 Test(rt_ops, concatenation_many_inputs_repeated) {
   /* 12 segments of 2 distinct tensors: each pass binds them once. */
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t s[4] = {1, 2, 3, 3}, os[4] = {1, 2, 3, 36};
-  int32_t x = mb_input(&b, 4, s), z = mb_input(&b, 4, s), y = mb_tensor(&b, 4, os);
+  int32_t x = rt_mb_input(&b, 4, s), z = rt_mb_input(&b, 4, s), y = rt_mb_tensor(&b, 4, os);
   int32_t ins[12];
   for (int i = 0; i < 12; i++) ins[i] = i % 3 ? x : z;
   texmem_op_options o = texmem_op_options_default();
   o.axis = 3;
-  mb_op(&b, TEXMEM_OP_CONCATENATION, ins, 12, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, TEXMEM_OP_CONCATENATION, ins, 12, y, &o);
+  rt_mb_output(&b, y);
   mb_check(&b, "CONCAT 12 segments of (z, x, x)");
 }
 
@@ -673,9 +608,9 @@ Test(rt_ops, strided_slice) {
  * sizes, axis) of x into n outputs of shapes os along axis. */
 static void check_split(bool v, unsigned rank, const int32_t *is, int32_t axis, size_t n,
                         const int32_t (*os)[4], const char *what) {
-  mb b = mb_new();
-  int32_t x = mb_input(&b, rank, is), outs[4];
-  for (size_t i = 0; i < n; i++) outs[i] = mb_tensor(&b, rank, os[i]);
+  rt_mb b = rt_mb_new();
+  int32_t x = rt_mb_input(&b, rank, is), outs[4];
+  for (size_t i = 0; i < n; i++) outs[i] = rt_mb_tensor(&b, rank, os[i]);
   int32_t one = 1, nn = (int32_t)n, sizes[4], ax, sz;
   int32_t ai = axis < 0 ? axis + (int32_t)rank : axis;
   for (size_t i = 0; i < n; i++) sizes[i] = os[i][ai];
@@ -689,7 +624,7 @@ static void check_split(bool v, unsigned rank, const int32_t *is, int32_t axis, 
   int32_t ins[3] = {v ? x : ax, v ? sz : x, ax};
   TG_OK(texmem_model_add_op(b.m, v ? TEXMEM_OP_SPLIT_V : TEXMEM_OP_SPLIT, ins, v ? 3 : 2, outs, n,
                             &o, NULL, &tg_err_));
-  for (size_t i = 0; i < n; i++) mb_output(&b, outs[i]);
+  for (size_t i = 0; i < n; i++) rt_mb_output(&b, outs[i]);
   mb_check(&b, what);
 }
 
@@ -718,39 +653,39 @@ Test(rt_ops, refusals) {
   /* MEAN over the batch of [2,3,1,4] without keep_dims: the output
    * [3,1,4] makes H its batch (every kernel runs batch > 1, but this
    * reshuffle is refused). */
-  mb b = mb_new();
+  rt_mb b = rt_mb_new();
   const int32_t s2[4] = {2, 3, 1, 4}, s2_out[3] = {3, 1, 4};
-  int32_t x = mb_input(&b, 4, s2), y = mb_tensor(&b, 3, s2_out);
+  int32_t x = rt_mb_input(&b, 4, s2), y = rt_mb_tensor(&b, 3, s2_out);
   texmem_op_options bo = texmem_op_options_default();
   bo.reduce_axes = 1;
-  mb_op(&b, TEXMEM_OP_MEAN, &x, 1, y, &bo);
-  mb_output(&b, y);
+  rt_mb_op(&b, TEXMEM_OP_MEAN, &x, 1, y, &bo);
+  rt_mb_output(&b, y);
   TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
   cr_assert_eq(texmem_runtime_create(ctx, b.m, NULL, &rt, &err), TEXMEM_STATUS_UNSUPPORTED_OP);
   cr_assert_null(rt);
   cr_assert(strstr(err.message, "batch") && strstr(err.message, "operator 1"), "%s", err.message);
   texmem_model_destroy(b.m);
   /* MEAN whose kept spatial axis would become channels; op index named. */
-  b = mb_new();
+  b = rt_mb_new();
   const int32_t s[4] = {1, 3, 5, 1}, os[3] = {1, 3, 5};
-  x = mb_input(&b, 4, s);
-  y = mb_tensor(&b, 3, os);
+  x = rt_mb_input(&b, 4, s);
+  y = rt_mb_tensor(&b, 3, os);
   texmem_op_options o = texmem_op_options_default();
   o.reduce_axes = 8;
-  mb_op(&b, TEXMEM_OP_MEAN, &x, 1, y, &o);
-  mb_output(&b, y);
+  rt_mb_op(&b, TEXMEM_OP_MEAN, &x, 1, y, &o);
+  rt_mb_output(&b, y);
   TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
   cr_assert_eq(texmem_runtime_create(ctx, b.m, NULL, &rt, &err), TEXMEM_STATUS_UNSUPPORTED_OP);
   cr_assert(strstr(err.message, "operator 1") && strstr(err.message, "MEAN"), "%s", err.message);
   texmem_model_destroy(b.m);
   /* A rank-3 tensor [2,W,C] against a rank-4 one: numpy makes its batch
    * the height, which its texture does not hold that way. */
-  b = mb_new();
+  b = rt_mb_new();
   const int32_t r3[3] = {2, 3, 4}, r4[4] = {1, 2, 3, 4};
-  int32_t p = mb_input(&b, 3, r3), q = mb_input(&b, 4, r4), pq[2] = {q, p};
-  y = mb_tensor(&b, 4, r4);
-  mb_op(&b, TEXMEM_OP_SUB, pq, 2, y, NULL);
-  mb_output(&b, y);
+  int32_t p = rt_mb_input(&b, 3, r3), q = rt_mb_input(&b, 4, r4), pq[2] = {q, p};
+  y = rt_mb_tensor(&b, 4, r4);
+  rt_mb_op(&b, TEXMEM_OP_SUB, pq, 2, y, NULL);
+  rt_mb_output(&b, y);
   TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
   cr_assert_eq(texmem_runtime_create(ctx, b.m, NULL, &rt, &err), TEXMEM_STATUS_UNSUPPORTED_OP);
   cr_assert(strstr(err.message, "SUB") && strstr(err.message, "leading dims"), "%s", err.message);
@@ -768,17 +703,17 @@ Test(rt_ops, refusals) {
 static void check_then_mean_c(texmem_op_type type, const texmem_op_options *o, unsigned ir,
                               const int32_t *is, const int32_t *extra_const, const int32_t *os,
                               const char *what) {
-  mb b = mb_new();
-  int32_t x = mb_input(&b, ir, is), y = mb_tensor(&b, 4, os);
+  rt_mb b = rt_mb_new();
+  int32_t x = rt_mb_input(&b, ir, is), y = rt_mb_tensor(&b, 4, os);
   int32_t ins[2] = {x, extra_const ? mb_const(&b, 1, extra_const, 5) : -1};
-  mb_op(&b, type, ins, extra_const ? 2 : 1, y, o);
+  rt_mb_op(&b, type, ins, extra_const ? 2 : 1, y, o);
   const int32_t ms[4] = {1, os[1], os[2], 1};
-  int32_t mean = mb_tensor(&b, 4, ms);
+  int32_t mean = rt_mb_tensor(&b, 4, ms);
   texmem_op_options mo = texmem_op_options_default();
   mo.reduce_axes = 8;
   mo.keep_dims = true;
-  mb_op(&b, TEXMEM_OP_MEAN, &y, 1, mean, &mo);
-  mb_output(&b, mean);
+  rt_mb_op(&b, TEXMEM_OP_MEAN, &y, 1, mean, &mo);
+  rt_mb_output(&b, mean);
   mb_check(&b, what);
 }
 

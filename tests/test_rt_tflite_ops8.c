@@ -243,22 +243,9 @@ Test(rt_tflite_ops8, resize_nearest_options) {
  * outputs after them); want: the status, substr: in its message. */
 static texmem_model *read_tw(const tw_tensor *t, size_t n_in, size_t n_out, int32_t code,
                              tw_options opts, texmem_status want, const char *substr) {
-  int32_t op_in[8], graph_in[8], outs[4];
-  size_t n_graph_in = 0;
-  for (size_t i = 0; i < n_in; i++) {
-    op_in[i] = (int32_t)i;
-    if (!t[i].data) graph_in[n_graph_in++] = (int32_t)i;
-  }
-  for (size_t j = 0; j < n_out; j++) outs[j] = (int32_t)(n_in + j);
-  tw_operator op = {.code = code, .n_inputs = n_in, .inputs = op_in, .n_outputs = n_out,
-                    .outputs = outs, .options = opts};
-  tw_subgraph g = {.n_tensors = n_in + n_out, .tensors = t, .n_inputs = n_graph_in,
-                   .inputs = graph_in, .n_outputs = n_out, .outputs = outs, .n_operators = 1,
-                   .operators = &op};
-  tw_model m = {.description = "reader test", .n_subgraphs = 1, .subgraphs = &g};
   uint8_t *bytes = NULL;
   size_t size = 0;
-  TG_OK(tw_write(&m, &bytes, &size, &tg_err_));
+  TG_OK(tw_write_one_op(t, n_in, n_out, code, opts, &bytes, &size, &tg_err_));
   texmem_model *model = NULL;
   texmem_error err = {0};
   texmem_status st = texmem_model_read_tflite(bytes, size, &model, &err);

@@ -551,6 +551,32 @@ texmem_status tw_write_file(const tw_model *m, const char *path, texmem_error *e
   return TEXMEM_STATUS_OK;
 }
 
+texmem_status tw_write_one_op(const tw_tensor *t, size_t n_in, size_t n_out, int32_t code,
+                              tw_options opts, uint8_t **out, size_t *size, texmem_error *err) {
+  int32_t op_in[8], graph_in[8], outs[4];
+  if (n_in > 8 || n_out > 4) {
+    if (err) {
+      err->status = TEXMEM_STATUS_INVALID_ARGUMENT;
+      snprintf(err->message, sizeof err->message, "%zu inputs, %zu outputs (at most 8 and 4)",
+               n_in, n_out);
+    }
+    return TEXMEM_STATUS_INVALID_ARGUMENT;
+  }
+  size_t n_graph_in = 0;
+  for (size_t i = 0; i < n_in; i++) {
+    op_in[i] = (int32_t)i;
+    if (!t[i].data) graph_in[n_graph_in++] = (int32_t)i;
+  }
+  for (size_t j = 0; j < n_out; j++) outs[j] = (int32_t)(n_in + j);
+  tw_operator op = {.code = code, .n_inputs = n_in, .inputs = op_in, .n_outputs = n_out,
+                    .outputs = outs, .options = opts};
+  tw_subgraph g = {.n_tensors = n_in + n_out, .tensors = t, .n_inputs = n_graph_in,
+                   .inputs = graph_in, .n_outputs = n_out, .outputs = outs, .n_operators = 1,
+                   .operators = &op};
+  tw_model m = {.description = "one operator", .n_subgraphs = 1, .subgraphs = &g};
+  return tw_write(&m, out, size, err);
+}
+
 /* ---- options ---- */
 
 static tw_field fi(uint16_t id, uint8_t size, int64_t v) { return (tw_field){id, size, false, v, 0}; }

@@ -167,6 +167,12 @@ texmem_status tw_write_meta(const tw_model *m, const tw_metadata *meta, size_t n
 /* tw_write, then the bytes to path (IO on failure). */
 texmem_status tw_write_file(const tw_model *m, const char *path, texmem_error *err);
 
+/* A model of one operator `code` over tensors t: inputs 0..n_in-1 (at
+ * most 8), outputs after them (at most 4); tensors without data are the
+ * graph inputs, the outputs the graph outputs. */
+texmem_status tw_write_one_op(const tw_tensor *t, size_t n_in, size_t n_out, int32_t code,
+                              tw_options opts, uint8_t **out, size_t *size, texmem_error *err);
+
 /* Options of the operators texmem runs (schema field order). */
 tw_options tw_conv2d_options(int padding, int stride_w, int stride_h, int act, int dilation_w,
                              int dilation_h);

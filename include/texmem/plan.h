@@ -213,17 +213,27 @@ TEXMEM_API texmem_status texmem_plan_validate(const texmem_record *records,
                                               texmem_error *err);
 
 /* A plan from an assignment the caller brings (its own planner, a plan read
- * from a file, a test that needs exact sharing). Zero means default.
- * - OBJECTS: object_of[i] is tensor i's object (objects 0..max); each
- *   object's dims are the per-dimension maxima of its tensors (LINEAR:
- *   linear_width x the most rows of its tensors).
+ * from a file, its own padded textures, a test that needs exact sharing).
+ * Zero means default.
+ * - OBJECTS: object_of[i] is tensor i's object; each object's dims are the
+ *   per-dimension maxima of its tensors (LINEAR: linear_width x the most
+ *   rows of its tensors).
  * - OFFSETS: offset[i] is tensor i's offset (LINEAR: its base row in arena
  *   texture object_of[i], NULL = all in texture 0); the arena (each arena
  *   texture) ends where its tensors end.
- * The plan goes through texmem_plan_validate before it is returned (an
- * invalid assignment is TEXMEM_STATUS_INVALID_PLAN naming the tensors);
- * its strategy reads NAIVE, it claims no optimality and its bound is 0.
- * Arrays are borrowed for the call; *out is owned by the caller. */
+ * - object_count: how many objects (arena textures) there are; 0 = one more
+ *   than the largest object_of. At most count. Natural OFFSETS: 0 or 1.
+ * - object_dims: NULL = derived as above; else object_count entries (one
+ *   for natural OFFSETS: {arena size, 1, 1}), taken as given: the
+ *   validator then decides whether every tensor fits them.
+ * - fixed_offsets (natural OFFSETS): NULL, or count entries, each
+ *   TEXMEM_OFFSET_FREE or the offset the tensor must have, as in
+ *   texmem_plan_desc; the plan keeps a copy its validator checks.
+ * The plan's total is always the sum of its object sizes (natural OFFSETS:
+ * the arena size). It goes through texmem_plan_validate before it is
+ * returned (an invalid assignment is TEXMEM_STATUS_INVALID_PLAN naming the
+ * tensors); its strategy reads NAIVE, it claims no optimality and its bound
+ * is 0. Arrays are borrowed for the call; *out is owned by the caller. */
 typedef struct texmem_plan_assignment {
   texmem_plan_kind kind;     /* OBJECTS (default) or OFFSETS */
   texmem_layout layout;      /* NATURAL (default) or LINEAR (2-D/3-D records) */
@@ -232,6 +242,9 @@ typedef struct texmem_plan_assignment {
   const uint64_t *offset;    /* OFFSETS: count entries */
   uint64_t alignment;        /* OFFSETS: offsets are multiples of it; 0 = 1 */
   uint64_t max_dims[3];      /* objects within these; 0 = no limit */
+  size_t object_count;       /* 0 = derived from object_of */
+  const uint64_t (*object_dims)[3]; /* NULL = derived from the tensors */
+  const uint64_t *fixed_offsets;    /* natural OFFSETS: NULL = none fixed */
 } texmem_plan_assignment;
 
 TEXMEM_API texmem_status texmem_plan_from_assignment(const texmem_record *records, size_t count,

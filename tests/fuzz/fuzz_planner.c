@@ -17,14 +17,11 @@
 #include <string.h>
 
 #include "texmem/plan.h"
+#include "fuzz_target.h"
 #ifdef FUZZ_PLANNER_DEBUG
 #include <stdio.h>
 #endif
 
-#define CHECK(c)                                                                                   \
-  do {                                                                                             \
-    if (!(c)) abort();                                                                             \
-  } while (0)
 
 #define MAX_N 8
 #define BRUTE_N 6
@@ -194,8 +191,6 @@ static bool expected_failure(texmem_status s) {
   return s == TEXMEM_STATUS_OVERFLOW || s == TEXMEM_STATUS_EXCEEDS_LIMITS ||
          s == TEXMEM_STATUS_UNSUPPORTED;
 }
-
-int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   input in;

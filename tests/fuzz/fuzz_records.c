@@ -4,13 +4,8 @@
 #include <stdlib.h>
 
 #include "texmem/plan.h"
+#include "fuzz_target.h"
 
-#define CHECK(c)                                                                                   \
-  do {                                                                                             \
-    if (!(c)) abort();                                                                             \
-  } while (0)
-
-int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   texmem_records *r = NULL;

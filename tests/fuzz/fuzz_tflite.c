@@ -5,13 +5,8 @@
 #include <stdlib.h>
 
 #include "texmem/model.h"
+#include "fuzz_target.h"
 
-#define CHECK(c)                                                                                   \
-  do {                                                                                             \
-    if (!(c)) abort();                                                                             \
-  } while (0)
-
-int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   texmem_model *m = NULL;

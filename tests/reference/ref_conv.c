@@ -23,32 +23,58 @@ static texmem_status check_rank4(const char *name, const char *what, const texme
   return TEXMEM_STATUS_OK;
 }
 
+/* Data x (its BHWC into d) and weights w, both rank 4; with OHWI weights
+ * (ohwi) w's input channels must be x's channels. */
+static texmem_status data_and_weights(const char *name, const texmem_ref_tensor *x,
+                                      const texmem_ref_tensor *w, bool ohwi, uint32_t d[4],
+                                      texmem_error *err) {
+  texmem_status s;
+  if ((s = check_rank4(name, "input", x, err)) || (s = check_rank4(name, "weights", w, err)))
+    return s;
+  texmem_ref_bhwc(x, d);
+  if (ohwi && (uint32_t)w->shape[3] != d[3])
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "%s: weights have %d input channels, input has %u", name, w->shape[3],
+                        d[3]);
+  return TEXMEM_STATUS_OK;
+}
+
+/* A ws[1] x ws[2] window over d with o's strides and dilations (each at
+ * least 1): the output (c channels) checked against out, its BHWC into od,
+ * and the padding before the first row (pt) and column (pl). */
+static texmem_status conv_window(const char *name, const texmem_op_options *o, const uint32_t d[4],
+                                 const int32_t *ws, uint32_t c, const texmem_ref_tensor *out,
+                                 uint32_t od[4], int32_t *pt, int32_t *pl, texmem_error *err) {
+  if (o->stride_h < 1 || o->stride_w < 1 || o->dilation_h < 1 || o->dilation_w < 1)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: stride/dilation below 1", name);
+  int32_t oh = texmem_ref_out_size(o->padding, (int32_t)d[1], ws[1], o->stride_h, o->dilation_h);
+  int32_t ow = texmem_ref_out_size(o->padding, (int32_t)d[2], ws[2], o->stride_w, o->dilation_w);
+  texmem_status s = texmem__ref_check_out(name, out, d[0], (uint32_t)oh, (uint32_t)ow, c, err);
+  if (s) return s;
+  *pt = texmem_ref_pad_before((int32_t)d[1], oh, ws[1], o->stride_h, o->dilation_h);
+  *pl = texmem_ref_pad_before((int32_t)d[2], ow, ws[2], o->stride_w, o->dilation_w);
+  od[0] = d[0];
+  od[1] = (uint32_t)oh;
+  od[2] = (uint32_t)ow;
+  od[3] = c;
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem_ref_conv2d(const texmem_op_options *o, const texmem_ref_tensor *in,
                                 size_t n_in, texmem_ref_tensor *out, texmem_error *err) {
   const char *name = "CONV_2D";
   texmem_status s;
-  if ((s = texmem__ref_need(name, in, n_in, 2, err)) ||
-      (s = check_rank4(name, "input", &in[0], err)) ||
-      (s = check_rank4(name, "weights", &in[1], err)))
-    return s;
   uint32_t d[4];
-  texmem_ref_bhwc(&in[0], d);
+  if ((s = texmem__ref_need(name, in, n_in, 2, err)) ||
+      (s = data_and_weights(name, &in[0], &in[1], true, d, err)))
+    return s;
   const int32_t *ws = in[1].shape; /* O, KH, KW, I */
-  if ((uint32_t)ws[3] != d[3])
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "CONV_2D: weights have %d input channels, input has %u", ws[3], d[3]);
-  if (o->stride_h < 1 || o->stride_w < 1 || o->dilation_h < 1 || o->dilation_w < 1)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "CONV_2D: stride/dilation below 1");
   const float *bias;
   if ((s = check_bias(name, in, n_in, 2, (uint32_t)ws[0], &bias, err))) return s;
-  int32_t oh = texmem_ref_out_size(o->padding, (int32_t)d[1], ws[1], o->stride_h, o->dilation_h);
-  int32_t ow = texmem_ref_out_size(o->padding, (int32_t)d[2], ws[2], o->stride_w, o->dilation_w);
-  if ((s = texmem__ref_check_out(name, out, d[0], (uint32_t)oh, (uint32_t)ow, (uint32_t)ws[0],
-                                 err)))
-    return s;
-  int32_t pt = texmem_ref_pad_before((int32_t)d[1], oh, ws[1], o->stride_h, o->dilation_h);
-  int32_t pl = texmem_ref_pad_before((int32_t)d[2], ow, ws[2], o->stride_w, o->dilation_w);
-  uint32_t od[4] = {d[0], (uint32_t)oh, (uint32_t)ow, (uint32_t)ws[0]};
+  uint32_t od[4];
+  int32_t pt, pl;
+  if ((s = conv_window(name, o, d, ws, (uint32_t)ws[0], out, od, &pt, &pl, err))) return s;
+  int32_t oh = (int32_t)od[1], ow = (int32_t)od[2];
   const float *x = in[0].data, *w = in[1].data;
   for (uint32_t b = 0; b < d[0]; b++)
     for (int32_t oy = 0; oy < oh; oy++)
@@ -75,12 +101,10 @@ texmem_status texmem_ref_depthwise(const texmem_op_options *o, const texmem_ref_
                                    size_t n_in, texmem_ref_tensor *out, texmem_error *err) {
   const char *name = "DEPTHWISE_CONV_2D";
   texmem_status s;
-  if ((s = texmem__ref_need(name, in, n_in, 2, err)) ||
-      (s = check_rank4(name, "input", &in[0], err)) ||
-      (s = check_rank4(name, "weights", &in[1], err)))
-    return s;
   uint32_t d[4];
-  texmem_ref_bhwc(&in[0], d);
+  if ((s = texmem__ref_need(name, in, n_in, 2, err)) ||
+      (s = data_and_weights(name, &in[0], &in[1], false, d, err)))
+    return s;
   const int32_t *ws = in[1].shape; /* 1, KH, KW, C*M */
   uint32_t oc_n = (uint32_t)ws[3];
   if (ws[0] != 1 || oc_n % d[3] != 0)
@@ -92,18 +116,12 @@ texmem_status texmem_ref_depthwise(const texmem_op_options *o, const texmem_ref_
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "DEPTHWISE_CONV_2D: depth_multiplier %d, weights give %u",
                         o->depth_multiplier, mult);
-  if (o->stride_h < 1 || o->stride_w < 1 || o->dilation_h < 1 || o->dilation_w < 1)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "DEPTHWISE_CONV_2D: stride/dilation below 1");
   const float *bias;
   if ((s = check_bias(name, in, n_in, 2, oc_n, &bias, err))) return s;
-  int32_t oh = texmem_ref_out_size(o->padding, (int32_t)d[1], ws[1], o->stride_h, o->dilation_h);
-  int32_t ow = texmem_ref_out_size(o->padding, (int32_t)d[2], ws[2], o->stride_w, o->dilation_w);
-  if ((s = texmem__ref_check_out(name, out, d[0], (uint32_t)oh, (uint32_t)ow, oc_n, err)))
-    return s;
-  int32_t pt = texmem_ref_pad_before((int32_t)d[1], oh, ws[1], o->stride_h, o->dilation_h);
-  int32_t pl = texmem_ref_pad_before((int32_t)d[2], ow, ws[2], o->stride_w, o->dilation_w);
-  uint32_t od[4] = {d[0], (uint32_t)oh, (uint32_t)ow, oc_n};
+  uint32_t od[4];
+  int32_t pt, pl;
+  if ((s = conv_window(name, o, d, ws, oc_n, out, od, &pt, &pl, err))) return s;
+  int32_t oh = (int32_t)od[1], ow = (int32_t)od[2];
   const float *x = in[0].data, *w = in[1].data;
   for (uint32_t b = 0; b < d[0]; b++)
     for (int32_t oy = 0; oy < oh; oy++)
@@ -198,16 +216,11 @@ texmem_status texmem_ref_transpose_conv_bias(const texmem_op_options *o,
                                              texmem_ref_tensor *out, texmem_error *err) {
   const char *name = "CONV_2D_TRANSPOSE_BIAS";
   texmem_status s;
-  if ((s = texmem__ref_need(name, in, n_in, 2, err)) ||
-      (s = check_rank4(name, "input", &in[0], err)) ||
-      (s = check_rank4(name, "weights", &in[1], err)))
-    return s;
   uint32_t d[4];
-  texmem_ref_bhwc(&in[0], d);
-  const int32_t *ws = in[1].shape; /* O, KH, KW, I */
-  if ((uint32_t)ws[3] != d[3])
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "%s: weights have %d input channels, input has %u", name, ws[3], d[3]);
+  if ((s = texmem__ref_need(name, in, n_in, 2, err)) ||
+      (s = data_and_weights(name, &in[0], &in[1], false, d, err)))
+    return s;
+  const int32_t *ws = in[1].shape; /* 1, KH, KW, C*M */
   const float *bias;
   if ((s = check_bias(name, in, n_in, 2, (uint32_t)ws[0], &bias, err))) return s;
   texmem_padding pad;
@@ -239,17 +252,11 @@ texmem_status texmem_ref_transpose_conv(const texmem_op_options *o, const texmem
   texmem_status s;
   if (n_in < 3 || !in || !in[1].data || !in[2].data)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: needs weights and data", name);
-  if ((s = check_rank4(name, "input", &in[2], err)) ||
-      (s = check_rank4(name, "weights", &in[1], err)))
-    return s;
+  uint32_t d[4], od[4];
+  if ((s = data_and_weights(name, &in[2], &in[1], true, d, err))) return s;
   if (o->stride_w < 1 || o->stride_h < 1)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: stride below 1", name);
-  uint32_t d[4], od[4];
-  texmem_ref_bhwc(&in[2], d);
   const int32_t *ws = in[1].shape;
-  if ((uint32_t)ws[3] != d[3])
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "%s: weights have %d input channels, input has %u", name, ws[3], d[3]);
   const float *bias;
   if ((s = check_bias(name, in, n_in, 3, (uint32_t)ws[0], &bias, err))) return s;
   if (!out->data || out->rank != 4)

@@ -17,6 +17,25 @@ static void source(int32_t dst, float scale, bool half_pixel, int32_t in_size, f
   *hi = c < in_size - 1 ? c : in_size - 1;
 }
 
+/* Shapes (BHWC into d and od, the output checked against the input) and
+ * the source step per output row and column (hs, ws), common to both
+ * resizes. */
+static texmem_status resize_setup(const char *name, const texmem_op_options *o,
+                                  const texmem_ref_tensor *in, texmem_ref_tensor *out,
+                                  uint32_t d[4], uint32_t od[4], float *hs, float *ws,
+                                  texmem_error *err) {
+  texmem_ref_bhwc(&in[0], d);
+  texmem_ref_bhwc(out, od);
+  texmem_status s = texmem__ref_check_out(name, out, d[0], od[1], od[2], d[3], err);
+  if (s) return s;
+  int32_t ih = (int32_t)d[1], iw = (int32_t)d[2], oh = (int32_t)od[1], ow = (int32_t)od[2];
+  *hs = (float)ih / (float)oh;
+  *ws = (float)iw / (float)ow;
+  if (o->align_corners && oh > 1) *hs = (float)(ih - 1) / (float)(oh - 1);
+  if (o->align_corners && ow > 1) *ws = (float)(iw - 1) / (float)(ow - 1);
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem_ref_resize_bilinear(const texmem_op_options *o,
                                          const texmem_ref_tensor *in, size_t n_in,
                                          texmem_ref_tensor *out, texmem_error *err) {
@@ -30,13 +49,9 @@ texmem_status texmem_ref_resize_bilinear(const texmem_op_options *o,
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "%s: align_corners and half_pixel_centers both set", name);
   uint32_t d[4], od[4];
-  texmem_ref_bhwc(&in[0], d);
-  texmem_ref_bhwc(out, od);
-  if ((s = texmem__ref_check_out(name, out, d[0], od[1], od[2], d[3], err))) return s;
+  float hs, ws;
+  if ((s = resize_setup(name, o, in, out, d, od, &hs, &ws, err))) return s;
   int32_t ih = (int32_t)d[1], iw = (int32_t)d[2], oh = (int32_t)od[1], ow = (int32_t)od[2];
-  float hs = (float)ih / (float)oh, ws = (float)iw / (float)ow;
-  if (o->align_corners && oh > 1) hs = (float)(ih - 1) / (float)(oh - 1);
-  if (o->align_corners && ow > 1) ws = (float)(iw - 1) / (float)(ow - 1);
   const float *x = in[0].data;
   for (uint32_t b = 0; b < d[0]; b++)
     for (int32_t y = 0; y < oh; y++) {
@@ -79,13 +94,9 @@ texmem_status texmem_ref_resize_nearest(const texmem_op_options *o, const texmem
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: input and output need rank 4",
                         name);
   uint32_t d[4], od[4];
-  texmem_ref_bhwc(&in[0], d);
-  texmem_ref_bhwc(out, od);
-  if ((s = texmem__ref_check_out(name, out, d[0], od[1], od[2], d[3], err))) return s;
+  float hs, ws;
+  if ((s = resize_setup(name, o, in, out, d, od, &hs, &ws, err))) return s;
   int32_t ih = (int32_t)d[1], iw = (int32_t)d[2], oh = (int32_t)od[1], ow = (int32_t)od[2];
-  float hs = (float)ih / (float)oh, ws = (float)iw / (float)ow;
-  if (o->align_corners && oh > 1) hs = (float)(ih - 1) / (float)(oh - 1);
-  if (o->align_corners && ow > 1) ws = (float)(iw - 1) / (float)(ow - 1);
   for (uint32_t b = 0; b < d[0]; b++)
     for (int32_t y = 0; y < oh; y++)
       for (int32_t xo = 0; xo < ow; xo++) {

@@ -80,6 +80,20 @@ static void dims_text(char *buf, size_t len, const texmem_record *r, unsigned di
              r->dims[2]);
 }
 
+/* One tensor's rectangle; its tooltip says where the plan put it (where:
+ * "object 3", "offset 128", "base row 2"). */
+static void tensor_rect(FILE *f, double x, double y, double w, double h, size_t colour_index,
+                        const texmem_record *r, size_t i, unsigned dims, const char *where) {
+  char col[8], dtxt[96];
+  colour(colour_index, col);
+  dims_text(dtxt, sizeof dtxt, r, dims);
+  fprintf(f,
+          "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
+          "<title>tensor %" PRIu64 " (record %zu): tasks %" PRIu64 "-%" PRIu64
+          ", %s, %s</title></rect>\n",
+          x, y, w, h, col, r->id, i, r->first_task, r->last_task, dtxt, where);
+}
+
 bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen) {
   const plan_result *res = &run->results[chosen];
   const texmem_plan *p = res->plan;
@@ -134,7 +148,7 @@ bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen) {
           "memory (%s, %s)</text>\n",
           MARGIN_TOP + plot_h / 2.0, unit, objects ? "objects stacked" : "arena offset");
 
-  char col[8], dtxt[96];
+  char col[8];
   if (objects) {
     /* Bands, bottom to top in object order. */
     const size_t k = texmem_plan_object_count(p);
@@ -177,13 +191,9 @@ bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen) {
       double h = clampd((double)texmem_plan_record_volume(r, run->dims) * scale, MIN_RECT_H,
                         band_h > MIN_RECT_H ? band_h : MIN_RECT_H);
       double x = XPOS(r->first_task), w = XPOS(r->last_task + 1) - x;
-      colour(o, col);
-      dims_text(dtxt, sizeof dtxt, r, run->dims);
-      fprintf(f,
-              "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
-              "<title>tensor %" PRIu64 " (record %zu): tasks %" PRIu64 "-%" PRIu64
-              ", %s, object %zu</title></rect>\n",
-              x, y_base - below[o] - h, w, h, col, r->id, i, r->first_task, r->last_task, dtxt, o);
+      char where[48];
+      snprintf(where, sizeof where, "object %zu", o);
+      tensor_rect(f, x, y_base - below[o] - h, w, h, o, r, i, run->dims, where);
     }
     free(below);
     fprintf(f, "</g>\n");
@@ -206,14 +216,9 @@ bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen) {
       }
       if (h < MIN_RECT_H) h = MIN_RECT_H;
       double x = XPOS(r->first_task), w = XPOS(r->last_task + 1) - x;
-      colour(i, col);
-      dims_text(dtxt, sizeof dtxt, r, run->dims);
-      fprintf(f,
-              "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
-              "<title>tensor %" PRIu64 " (record %zu): tasks %" PRIu64 "-%" PRIu64
-              ", %s, %s %" PRIu64 "</title></rect>\n",
-              x, y_base - y_off * scale - h, w, h, col, r->id, i, r->first_task,
-              r->last_task, dtxt, w_lin ? "base row" : "offset", off);
+      char where[48];
+      snprintf(where, sizeof where, "%s %" PRIu64, w_lin ? "base row" : "offset", off);
+      tensor_rect(f, x, y_base - y_off * scale - h, w, h, i, r, i, run->dims, where);
     }
     fprintf(f, "</g>\n");
     fprintf(f,
