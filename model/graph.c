@@ -243,7 +243,7 @@ texmem_status texmem_model_add_constant(texmem_model *m, const char *name, texme
   } else if (size) {
     memcpy(copy, data, size);
   }
-  texmem_tensor *t;
+  texmem_tensor *t = NULL;
   texmem_status s = add_tensor(m, name, type, rank, shape, false, index, &t, err);
   if (s) {
     free(copy);

@@ -585,19 +585,19 @@ Test(cli_plan, budget_unknown_exit_code) {
    * one search node cannot reach a 9-tensor plan: the answer is unknown. */
   write_file("unknown.txt", "0 4 5 80\n1 3 3 10\n2 0 2 120\n3 3 4 50\n4 6 9 30\n5 5 8 70\n"
                             "6 6 9 40\n7 1 4 10\n8 2 4 80\n");
-  result r = run_plan("--records", tmp_path("unknown.txt"), "--kind", "offsets", "--strategy",
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("unknown.txt"), "--kind", "offsets", "--strategy",
                       "exact", "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "\"total\": 220"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "\"optimal\": true"), "%s", r.out);
-  result_free(&r);
-  r = run_plan("--records", tmp_path("unknown.txt"), "--budget", "220", "--node-budget", "1", NULL);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", tt_tmp_path("unknown.txt"), "--budget", "220", "--node-budget", "1", NULL);
   cr_assert_eq(r.code, 4, "exit %d, stdout: %s stderr: %s", r.code, r.out, r.err);
   cr_expect_not_null(strstr(r.out, "budget 220: unknown"), "%s", r.out);
-  result_free(&r);
-  r = run_plan("--records", tmp_path("unknown.txt"), "--budget", "220", "--strategy", "exact",
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", tt_tmp_path("unknown.txt"), "--budget", "220", "--strategy", "exact",
                "--node-budget", "1", "--json", NULL);
   cr_assert_eq(r.code, 4, "stderr: %s", r.err);
   cr_expect_not_null(strstr(r.out, "\"fits\": null"), "%s", r.out);
-  result_free(&r);
+  tt_run_free(&r);
 }
