@@ -11,7 +11,11 @@
  *
  * usage: bench_exact [--sizes 150,300,450] [--count N] [--time-ms MS]
  *                    [--densities 1.0,0.9] [--seed S] [--unit BYTES]
- *                    [--cpu 0|1] */
+ *                    [--cpu 0|1] [--dump DIR]
+ * --dump DIR writes each instance to DIR/<family>_<density>_<n>_<k>.txt
+ * (records format) and prints one line per instance with its answer and
+ * CPU time, to study the unsolved ones with texmem plan --budget. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,12 +67,32 @@ static uint64_t plan_total(const texmem_record *rec, size_t n, texmem_strategy s
   return t;
 }
 
+static bool dump_instance(const char *dir, const char *fam, double dens, size_t n, unsigned c,
+                          const texmem_record *rec, size_t m, texmem_fit fit, double cpu) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s_%.2f_%zu_%u.txt", dir, fam, dens, n, c);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "bench_exact: cannot write %s\n", path);
+    return false;
+  }
+  for (size_t i = 0; i < m; i++)
+    fprintf(f, "%llu %llu %llu %llu\n", (unsigned long long)rec[i].id,
+            (unsigned long long)rec[i].first_task, (unsigned long long)rec[i].last_task,
+            (unsigned long long)rec[i].dims[0]);
+  fclose(f);
+  printf("  %s: %zu tensors, %s, %.3f s CPU\n", path, m,
+         fit == TEXMEM_FIT_FITS ? "fits" : fit == TEXMEM_FIT_DOES_NOT_FIT ? "does not fit" : "unknown", cpu);
+  return true;
+}
+
 int main(int argc, char **argv) {
   double sizes[16] = {150, 300, 450}, dens[8] = {1.0, 0.9};
   size_t nsizes = 3, ndens = 2;
   unsigned count = 10;
   double time_ms = 10000;
   int cpu = 0;
+  const char *dump = NULL;
   uint64_t seed = 1, unit = 1024, cap_units = 1024, horizon = (uint64_t)1 << 20;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -83,6 +107,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--seed")) seed = strtoull(v, NULL, 10);
     else if (!strcmp(a, "--unit")) unit = strtoull(v, NULL, 10);
     else if (!strcmp(a, "--cpu")) cpu = atoi(v);
+    else if (!strcmp(a, "--dump")) dump = v;
     else {
       fprintf(stderr, "bench_exact: unknown option %s\n", a);
       return 2;
@@ -130,6 +155,7 @@ int main(int argc, char **argv) {
             return 1;
           }
           texmem_fit fit = texmem_plan_fits(p);
+          if (dump && !dump_instance(dump, fam[f].name, dens[di], n, c, rec, m, fit, cpus[c])) return 1;
           solved += fit == TEXMEM_FIT_FITS;
           no += fit == TEXMEM_FIT_DOES_NOT_FIT;
           texmem_plan_destroy(p);

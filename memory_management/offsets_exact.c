@@ -19,6 +19,15 @@
  *   time-disjoint groups (up front, or once every tensor crossing a task
  *   boundary is placed) each group is solved on its own, and a group that
  *   fails fails the node without retrying the others' alternatives;
+ * - left behind: a tensor that can no longer be placed at its minimum
+ *   offset (below the current offset, or at it with a lower rank) rests
+ *   on a tensor placed later, which lifts the floors it is part of;
+ * - twins (same lifetime): identical ones go in rank order, and of two
+ *   stacked directly one on the other the lower rank goes below;
+ * - failed states: a node searched completely without a plan is kept
+ *   (as a 128-bit fingerprint, offsets_exact_table.c) and pruned when
+ *   another path reaches the same state; a "no" that used such a hit is
+ *   asked again without the table, so no proof rests on a fingerprint;
  * - restarts: each question is asked with rotating preorders (busiest task
  *   then area, then time, then size) under node limits that double, since
  *   a preorder that is slow on one instance is often fast on another.
@@ -34,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "offsets_exact_table.h"
 #include "offsets_place.h"
 
 typedef enum { FOUND, NOT_FOUND, LIMIT, ABORTED, NO_MEMORY } outcome;
@@ -53,6 +63,8 @@ typedef struct frame {
   uint32_t last_rank;
   uint32_t bl, bh;      /* unplaced tensors of the group: index range */
   size_t mark;          /* undo log mark before placing cur */
+  texmem__fp fp;        /* the node's state, when keyed */
+  bool keyed;
 } frame;
 
 typedef struct logent {
@@ -65,6 +77,12 @@ typedef struct search {
   uint32_t *first, *last; /* sorted by first task */
   uint64_t *a, *s;        /* aligned and real sizes */
   uint32_t *orig;         /* original tensor index */
+  texmem__fail_table *tt; /* failed states (NULL: none kept) */
+  bool tt_hit;            /* this question pruned on a table hit */
+  bool tt_off;            /* asking again without the table */
+  unsigned pre;           /* preorder in use */
+  uint32_t *twin;         /* next tensor with the same [first, last]
+                             (a cycle; itself when alone) */
   uint32_t *ranks[NPRE];  /* preorder ranks (unique) */
   const uint32_t *rank;   /* the preorder in use */
   uint64_t maxslack;
@@ -136,6 +154,33 @@ static uint64_t clear_fixed(const search *S, uint32_t k, uint64_t o) {
   return o;
 }
 
+/* Symmetry among tensors with the same lifetime (twins), which conflict
+ * with exactly the same tensors:
+ * - identical twins (same size too) can be permuted in any plan, so they
+ *   are placed in rank order: k waits for its lower-ranked identical twins;
+ * - a twin stack: if B sits exactly on A (off_B == off_A + a_A), swapping
+ *   them (B at off_A, A at off_A + a_B) occupies the same space at the same
+ *   tasks, and the swapped plan is as tight (a free spot below for the
+ *   one now lower would have been free for it before; one for the upper
+ *   would have let the lower one sit lower, also clear of fixed tensors),
+ *   so only the order with the lower rank below is searched. Sorting every
+ *   stack by rank (adjacent swaps) turns any tight plan into one this
+ *   allows. Only for tensors without alignment slack, whose real ends
+ *   move with the swap exactly like their aligned ends.
+ * True when placing k at o breaks one of these orders. */
+static bool twin_blocked(const search *S, uint32_t k, uint64_t o) {
+  bool exact_k = S->a[k] == S->s[k];
+  for (uint32_t q = S->twin[k]; q != k; q = S->twin[q]) {
+    if (S->off[q] == UNPLACED) {
+      if (S->a[q] == S->a[k] && S->s[q] == S->s[k] && S->rank[q] < S->rank[k]) return true;
+    } else if (exact_k && S->off[q] + S->a[q] == o && S->rank[q] > S->rank[k] &&
+               S->a[q] == S->s[q]) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /* Places tensor j at its minimum offset, raises the minimum offsets of the
  * unplaced tensors of [bl, bh) it conflicts with, and updates the task
  * data where it can change: the unplaced size over j's tasks, and the
@@ -166,10 +211,11 @@ static bool place(search *S, uint32_t j, uint32_t bl, uint32_t bh) {
   return true;
 }
 
-/* Node test for the unplaced tensors of [bl, bh) above (lo, ...): false
- * when they cannot all end at or below C. Sets the lowest possible top. */
+/* Node test for the unplaced tensors of [bl, bh) placed after (lo,
+ * lo_rank): false when they cannot all end at or below C. Sets the lowest
+ * possible top. */
 static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
-                    uint64_t *min_height) {
+                    uint32_t lo_rank, uint64_t *min_height) {
   uint64_t mh = UINT64_MAX, amin = UINT64_MAX;
   uint32_t tl = UINT32_MAX, th = 0;
   for (uint32_t k = bl; k < bh; k++) {
@@ -184,38 +230,44 @@ static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo
   *min_height = mh;
   if (tl == UINT32_MAX) return true;
   uint64_t cap = texmem__add_sat(C, S->maxslack);
-  /* Left behind: a tensor whose minimum offset is below lo can no longer
-   * sit there (placements go up from lo); it can only rest on a tensor
-   * placed from now on, so it sits at lo + amin or higher. Without fixed
-   * tensors (which it could also rest on) that lifts its floor, and the
-   * floor of a task whose lowest tensors are all left behind. */
+  /* Left behind: a tensor that can no longer be placed at its minimum
+   * offset, since placements go on after (lo, lo_rank): its minimum offset
+   * is below lo, or is lo with a lower rank. Its minimum offset only rises
+   * when a conflicting tensor is placed from now on, so it rests on one,
+   * at lo + amin or higher. Without fixed tensors (which it could also
+   * rest on) that lifts its floor, and the floor of a task whose lowest
+   * tensors are all left behind. */
   bool lift = !S->fx_start && amin != UINT64_MAX;
   uint64_t lifted = texmem__add_sat(lo, amin);
   uint32_t nl = UINT32_MAX, nh = 0; /* tasks the lift may prune */
   for (uint32_t t = tl; t <= th; t++) {
     if (!S->total[t]) continue;
     if (texmem__max_u64(S->lowmin[t], lo) + S->total[t] > cap) return false;
-    if (lift && S->lowmin[t] < lo && texmem__add_sat(lifted, S->total[t]) > cap) {
+    if (lift && S->lowmin[t] <= lo && texmem__add_sat(lifted, S->total[t]) > cap) {
       if (nl == UINT32_MAX) nl = t;
       nh = t;
     }
   }
-  if (lift) {
-    for (uint32_t k = bl; k < bh; k++)
-      if (S->off[k] == UNPLACED && S->minoff[k] < lo && texmem__add_sat(lifted, S->s[k]) > C) return false;
-  }
+  if (!lift) return true;
+  for (uint32_t k = bl; k < bh; k++)
+    if (S->off[k] == UNPLACED &&
+        (S->minoff[k] < lo || (S->minoff[k] == lo && S->rank[k] < lo_rank)) &&
+        texmem__add_sat(lifted, S->s[k]) > C)
+      return false;
   if (nl == UINT32_MAX) return true;
   /* In those tasks the lowest tensor must be one not left behind. */
   uint64_t *low2 = S->scratch;
   for (uint32_t t = nl; t <= nh; t++) low2[t] = UINT64_MAX;
   for (uint32_t k = bl; k < bh && S->first[k] <= nh; k++) {
-    if (S->off[k] != UNPLACED || S->last[k] < nl || S->minoff[k] < lo) continue;
+    if (S->off[k] != UNPLACED || S->last[k] < nl || S->minoff[k] < lo ||
+        (S->minoff[k] == lo && S->rank[k] < lo_rank))
+      continue;
     uint32_t hi = S->last[k] < nh ? S->last[k] : nh;
     for (uint32_t t = S->first[k] > nl ? S->first[k] : nl; t <= hi; t++)
       if (S->minoff[k] < low2[t]) low2[t] = S->minoff[k];
   }
   for (uint32_t t = nl; t <= nh; t++)
-    if (S->total[t] && S->lowmin[t] < lo && texmem__add_sat(lifted, S->total[t]) > cap &&
+    if (S->total[t] && S->lowmin[t] <= lo && texmem__add_sat(lifted, S->total[t]) > cap &&
         texmem__add_sat(low2[t], S->total[t]) > cap)
       return false;
   return true;
@@ -247,6 +299,31 @@ static uint32_t split(const search *S, uint32_t bl, uint32_t bh, uint32_t *gb, u
 
 #define MAX_GROUPS 8
 
+/* Fingerprint of a node's state: what the search below it reads. The
+ * capacity, the preorder, the current offset lo and, for each unplaced
+ * tensor of the group, its minimum offset and whether it is barred from
+ * lo (rank below the last placement), and the offsets of its placed twins
+ * (the twin rule reads them). Different paths reach the same state (the
+ * same tensors placed in other arrangements that leave the same floor). */
+static texmem__fp node_fp(const search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
+                          uint32_t lo_rank) {
+  texmem__fp h = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull};
+  texmem__fp_mix(&h, C);
+  texmem__fp_mix(&h, S->pre);
+  texmem__fp_mix(&h, lo);
+  for (uint32_t j = bl; j < bh; j++) {
+    if (S->off[j] != UNPLACED) continue;
+    texmem__fp_mix(&h, (uint64_t)j << 1 | (S->minoff[j] == lo && S->rank[j] < lo_rank));
+    texmem__fp_mix(&h, S->minoff[j]);
+    for (uint32_t q = S->twin[j]; q != j; q = S->twin[q])
+      if (S->off[q] != UNPLACED) {
+        texmem__fp_mix(&h, (uint64_t)1 << 63 | q);
+        texmem__fp_mix(&h, S->off[q]);
+      }
+  }
+  return h;
+}
+
 /* Can the unplaced tensors of [bl, bh) all be placed at or above
  * (lo, lo_rank) ending at or below C? fr has room for the group's depth. */
 static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo,
@@ -277,7 +354,17 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
       if (ng == 0) return FOUND;
       F->bl = gb[0];
       F->bh = ge[ng - 1];
-      ok = node_ok(S, C, F->bl, F->bh, F->last_off, &F->min_height);
+      ok = node_ok(S, C, F->bl, F->bh, F->last_off, F->last_rank, &F->min_height);
+      F->keyed = false;
+      if (ok && S->tt && !S->tt_off) {
+        F->fp = node_fp(S, C, F->bl, F->bh, F->last_off, F->last_rank);
+        if (texmem__fail_table_has(S->tt, F->fp)) {
+          ok = false;
+          S->tt_hit = true;
+        } else {
+          F->keyed = true;
+        }
+      }
       if (ok && ng > 1) {
         size_t mark = S->nlog;
         outcome r = FOUND;
@@ -303,7 +390,7 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
         if (o >= F->min_height || o + S->s[k] > C) continue;
         if ((o < lo_off || (o == lo_off && r < lr))) continue;
         if (F->cur != NONE && (o < F->key_off || (o == F->key_off && r <= F->key_rank))) continue;
-        if (o < bo || (o == bo && r < br)) {
+        if ((o < bo || (o == bo && r < br)) && (S->twin[k] == k || !twin_blocked(S, k, o))) {
           bo = o;
           br = r;
           best = k;
@@ -311,6 +398,8 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
       }
     }
     if (best == NONE) {
+      /* searched completely without a plan (a cut returns at once) */
+      if (F->keyed) texmem__fail_table_add(S->tt, F->fp);
       if (d == 0) return NOT_FOUND;
       d--;
       continue;
@@ -329,7 +418,7 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
 }
 
 /* One question with one preorder and a node limit. */
-static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
+static outcome decide_once(search *S, uint64_t C, unsigned pre, uint64_t limit) {
   for (uint32_t t = 0; t < S->nt; t++) {
     S->total[t] = S->total0[t];
     S->lowmin[t] = UINT64_MAX;
@@ -344,9 +433,24 @@ static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
     for (uint32_t t = 0; t < S->nt; t++) S->lowmin[t] = S->total0[t] ? 0 : UINT64_MAX;
   S->nlog = 0;
   S->rank = S->ranks[pre];
+  S->pre = pre;
   S->limit_nodes = 0;
   S->node_limit = limit;
   return solve(S, C, 0, S->m, 0, 0, S->fr, 0);
+}
+
+/* A "no" that rested on a table hit (a fingerprint, which could collide)
+ * proves nothing: the question is asked again without the table. */
+static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
+  S->tt_hit = false;
+  S->tt_off = false;
+  outcome r = decide_once(S, C, pre, limit);
+  if (r == NOT_FOUND && S->tt_hit) {
+    S->tt_off = true;
+    r = decide_once(S, C, pre, limit);
+    S->tt_off = false;
+  }
+  return r;
 }
 
 typedef struct pre_key {
@@ -370,6 +474,7 @@ typedef struct by_first {
 static int cmp_first(const void *pa, const void *pb) {
   const by_first *a = pa, *b = pb;
   if (a->f != b->f) return a->f < b->f ? -1 : 1;
+  if (a->l != b->l) return a->l < b->l ? -1 : 1; /* twins side by side */
   return a->i < b->i ? -1 : a->i > b->i;
 }
 
@@ -379,6 +484,8 @@ static void search_free(search *S) {
   free(S->a);
   free(S->s);
   free(S->orig);
+  free(S->twin);
+  texmem__fail_table_free(S->tt);
   for (int p = 0; p < NPRE; p++) free(S->ranks[p]);
   free(S->minoff);
   free(S->off);
@@ -559,6 +666,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   S.a = malloc(m * sizeof *S.a);
   S.s = malloc(m * sizeof *S.s);
   S.orig = malloc(m * sizeof *S.orig);
+  S.twin = malloc(m * sizeof *S.twin);
   bool ranks_ok = true;
   for (int p = 0; p < NPRE; p++) ranks_ok = (S.ranks[p] = malloc(m * sizeof *S.ranks[p])) && ranks_ok;
   S.minoff = malloc(m * sizeof *S.minoff);
@@ -573,7 +681,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   uint32_t leaves = 1;
   while (leaves < nt) leaves *= 2;
   uint64_t *seg = calloc(2 * (size_t)leaves, sizeof *seg);
-  if (!S.first || !S.last || !S.a || !S.s || !S.orig || !ranks_ok || !S.minoff || !S.off ||
+  if (!S.first || !S.last || !S.a || !S.s || !S.orig || !S.twin || !ranks_ok || !S.minoff || !S.off ||
       !S.lowmin || !S.total || !S.total0 || !S.scratch || !S.fr || !pre || !bf || !seg) {
     free(da);
     free(pre);
@@ -627,6 +735,13 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   }
   free(seg);
   free(bf);
+  /* Twin cycles: the twins are side by side in the sorted order. */
+  for (uint32_t g = 0; g < m;) {
+    uint32_t e = g + 1;
+    while (e < m && S.first[e] == S.first[g] && S.last[e] == S.last[g]) e++;
+    for (j = g; j < e; j++) S.twin[j] = j + 1 < e ? j + 1 : g;
+    g = e;
+  }
   /* Preorders: the busiest task a tensor spans first (MiniMalloc's), then
    * area, time or size. */
   for (int p = 0; p < NPRE; p++) {
@@ -651,6 +766,9 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
     return st;
   }
   for (j = 0; j < m; j++) S.base[j] = clear_fixed(&S, j, 0);
+  /* The failed-state table is an aid: without memory the search runs
+   * without it. */
+  S.tt = texmem__fail_table_new(m);
 
   /* Questions: "a plan of at most C?" for C at the lower bound, the
    * midpoint and just under the best plan, each with every preorder under

@@ -209,6 +209,58 @@ Test(exact, budget_answers_vs_brute_force) {
   cr_expect_gt(no, 0);
 }
 
+/* Many tensors with the same lifetime (twins), often the same size too:
+ * the search orders twins (identical ones by rank, stacked ones with the
+ * lower rank below); budget answers at the optimum and just under it stay
+ * right, with and without fixed tensors and alignment slack. */
+Test(exact, twin_symmetry_vs_brute_force) {
+  uint64_t rng = 4242;
+  static const uint64_t sizes[] = {4, 8, 8, 12, 5, 16};
+  int fits = 0, no = 0;
+  for (int iter = 0; iter < 800; iter++) {
+    texmem_record r[MAXN];
+    uint64_t lf[3], ll[3];
+    for (int k = 0; k < 3; k++) {
+      lf[k] = tt_rand(&rng) % 4;
+      ll[k] = lf[k] + tt_rand(&rng) % 3;
+    }
+    size_t n = 2 + (size_t)(tt_rand(&rng) % 7);
+    for (size_t i = 0; i < n; i++) {
+      int k = (int)(tt_rand(&rng) % 3);
+      r[i] = (texmem_record){i, {sizes[tt_rand(&rng) % 6], 1, 1}, lf[k], ll[k]};
+    }
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    uint64_t fixed[MAXN], *fx = NULL;
+    if (tt_rand(&rng) % 4 == 0) { /* one tensor pinned where a valid plan put it */
+      texmem_plan *g = tt_plan(r, n, 1, exact_desc(a, 1));
+      for (size_t i = 0; i < n; i++) fixed[i] = TEXMEM_OFFSET_FREE;
+      size_t i = tt_rand(&rng) % n;
+      fixed[i] = texmem_plan_tensor_offset(g, i);
+      texmem_plan_destroy(g);
+      fx = fixed;
+    }
+    uint64_t opt = brute(r, n, a, fx, UINT64_MAX);
+    for (int under = 0; under < 2; under++) {
+      if (under && opt == 0) continue;
+      texmem_plan_desc d = exact_desc(a, 10000000);
+      d.budget = opt - (uint64_t)under;
+      d.fixed_offsets = fx;
+      if (!d.budget) continue;
+      texmem_plan *p = tt_plan(r, n, 1, d);
+      texmem_fit f = texmem_plan_fits(p);
+      cr_assert_eq(f, under ? TEXMEM_FIT_DOES_NOT_FIT : TEXMEM_FIT_FITS,
+                   "iter %d: optimum %llu, budget %llu, answer %d", iter, (unsigned long long)opt,
+                   (unsigned long long)d.budget, (int)f);
+      cr_assert_eq(texmem_plan_validate(r, n, 1, p, NULL), TEXMEM_STATUS_OK);
+      if (under) no++;
+      else fits++;
+      texmem_plan_destroy(p);
+    }
+  }
+  cr_expect_gt(fits, 0);
+  cr_expect_gt(no, 0);
+}
+
 Test(exact, budget_unknown_and_no_budget) {
   /* No budget: NO_BUDGET. */
   texmem_record r[] = {{0, {10, 1, 1}, 0, 1}, {1, {10, 1, 1}, 1, 2}};
