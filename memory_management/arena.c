@@ -88,17 +88,27 @@ static texmem_status choose_width(const texmem_record *rec, const texmem__proble
   uint64_t ws[NW], ts[NW], best = UINT64_MAX;
   size_t nw = 0;
   texmem_status st = TEXMEM_STATUS_OK;
+  /* From the first width that holds the largest tensor in one row on, the
+   * rows no longer change, nor does their arena: it is probed once. */
+  bool flat = false;
+  uint64_t flat_t = 0;
   for (uint64_t w = 16; w <= maxw && nw < NW && !st; w *= 2) {
     if (maxh && rows_of(maxvol, w) > maxh) continue;
     to_rows(rows, nat, w);
     uint64_t t = 0;
-    if (nat->n <= ARENA_PROBE_MAX) {
+    if (flat) {
+      t = flat_t;
+    } else if (nat->n <= ARENA_PROBE_MAX) {
       bool opt = false;
       uint64_t bound = 0;
       st = texmem__offsets_greedy_by_size(rows, off, &opt, &bound, err);
       t = texmem__offsets_total_sat(rows, off);
     } else {
       for (size_t i = 0; i < rows->n; i++) t = texmem__add_sat(t, rows->size[i]);
+    }
+    if (w >= maxvol) {
+      flat = true;
+      flat_t = t;
     }
     t = texmem__mul_sat(t, w);
     ws[nw] = w;

@@ -581,6 +581,19 @@ static texmem_status seed(const texmem__problem *pb, uint64_t *offset, texmem_er
   return TEXMEM_STATUS_OK;
 }
 
+/* The first node limit of the questions. Restarts pay off when a search
+ * can be long; on a few tensors a question's whole search is short (each
+ * node places a tensor not placed on its path: at most the sum over k of
+ * m! / (m - k)! nodes, plus one a group entered at each), so the limit
+ * starts above that and every question is answered on its first try
+ * instead of being asked again and again with doubled limits. */
+static uint64_t first_limit(uint32_t m) {
+  if (m > 8) return 1000;
+  uint64_t tree = 1, paths = 1;
+  for (uint32_t k = 0; k < m; k++) tree += paths *= m - k;
+  return texmem__max_u64(1000, (MAX_GROUPS + 1) * tree);
+}
+
 texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
                                     bool *optimal, uint64_t *bound, texmem_error *err) {
   struct timespec t0;
@@ -763,7 +776,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   uint64_t lo = lb, hi = best_total;
   st = TEXMEM_STATUS_OK;
   bool stop = false;
-  for (uint64_t limit = 1000; !stop && lo < hi && (!target || (hi > target && lo <= target));
+  for (uint64_t limit = first_limit(S.m); !stop && lo < hi && (!target || (hi > target && lo <= target));
        limit = texmem__mul_sat(limit, 2)) {
     uint64_t cs[3] = {lo, lo + (hi - lo) / 2, hi - 1};
     if (target) cs[0] = cs[1] = cs[2] = target;

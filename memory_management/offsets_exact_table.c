@@ -19,7 +19,10 @@ texmem__fail_table *texmem__fail_table_new(size_t m) {
   texmem__fail_table *t = malloc(sizeof *t);
   if (!t) return NULL;
   size_t n = 1024;
-  while (n < MAX_SLOTS && n < 4096 * m) n *= 2;
+  /* On at most 8 tensors the whole search is short (each question is
+   * answered in one go): 1024 slots do, where zeroing 16 slots a tensor
+   * would cost more than the search itself. */
+  while (m > 8 && n < MAX_SLOTS && n < 4096 * m) n *= 2;
   t->slot = calloc(n, sizeof *t->slot); /* zero pages: memory used as it fills */
   if (!t->slot) {
     free(t);

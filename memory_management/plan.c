@@ -531,18 +531,29 @@ static texmem_status choose_linear_width(const texmem__problem *nat,
   uint64_t ws[NW], ts[NW];
   size_t nw = 0;
   uint64_t best_t = UINT64_MAX, best_w = 0;
+  /* From the first width that holds the largest tensor in one row on, the
+   * rows no longer change, nor does their plan: it is probed once. */
+  bool flat = false;
+  uint64_t flat_t = 0;
   for (uint64_t w = 16; w <= maxw && nw < NW; w *= 2) {
     if (maxh && maxvol / w + (maxvol % w != 0) > maxh) continue;
-    problem_to_rows(lin, nat, w);
     uint64_t t = 0;
-    if (nat->n <= TEXMEM__LINEAR_PROBE_MAX) {
+    if (flat) {
+      t = flat_t;
+    } else if (nat->n <= TEXMEM__LINEAR_PROBE_MAX) {
+      problem_to_rows(lin, nat, w);
       size_t *of = NULL, k = 0;
       texmem_status st = run_objects(lin, TEXMEM_STRATEGY_GREEDY_BY_SIZE, &of, &k, err);
       if (st) return st;
       t = texmem__objects_total_sat(lin, of, k);
       free(of);
     } else {
+      problem_to_rows(lin, nat, w);
       for (size_t i = 0; i < lin->n; i++) t = texmem__add_sat(t, lin->size[i]);
+    }
+    if (w >= maxvol) {
+      flat = true;
+      flat_t = t;
     }
     t = texmem__mul_sat(t, w);
     ws[nw] = w;

@@ -1,6 +1,8 @@
 /* libFuzzer target: the planner on small record sets decoded from bytes.
- * Every strategy runs for every kind and layout, and the results are held
- * to what the planner promises:
+ * Every strategy runs for the kind and layout the input names (two flag
+ * bits, so the fuzzer reaches each pair and coverage tells them apart; one
+ * pair an input keeps an execution at a quarter of the work), and the
+ * results are held to what the planner promises:
  *   - each plan validates (texmem_plan_validate, again here);
  *   - objects total >= positional_max, offsets total >= max_live;
  *   - BEST <= every strategy of its kind and layout that planned, and BEST
@@ -10,7 +12,9 @@
  *     optimality claim equals it, and a claimed bound never exceeds it.
  *
  * Input bytes: [flags] [n] then per record [first] [len] and per dimension a
- * size ([small] or, with the high bit, [exp] [sub] for sizes near 2^exp). */
+ * size ([small] or, with the high bit, [exp] [sub] for sizes near 2^exp).
+ * Flags: dims (bits 0-1), alignment (2-3), texture limits (4), linear
+ * width (5), offsets kind (6), linear layout (7; natural when 1-D). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +31,8 @@
 #define BRUTE_N 6
 
 typedef struct input {
+  texmem_plan_kind kind;
+  texmem_layout layout;
   unsigned dims;
   uint64_t alignment;
   uint64_t max_dims[3];
@@ -64,6 +70,8 @@ static void decode(const unsigned char *data, size_t size, input *in) {
   if (f & 0x10)
     for (int k = 0; k < 3; k++) in->max_dims[k] = 64;
   if (f & 0x20) in->linear_width = 16;
+  in->kind = f & 0x40 ? TEXMEM_PLAN_OFFSETS : TEXMEM_PLAN_OBJECTS;
+  in->layout = f & 0x80 && in->dims >= 2 ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
   in->n = 1 + byte(&rd) % MAX_N;
   for (size_t i = 0; i < in->n; i++) {
     texmem_record *r = &in->r[i];
@@ -205,58 +213,55 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   /* The brute force needs sizes whose sum fits (else planning overflows). */
   uint64_t sum = 0;
   for (size_t i = 0; i < in.n; i++) sum = sat_add(sum, sat_add(volume(&in.r[i], in.dims), 16));
-  bool brute = in.n <= BRUTE_N && sum != UINT64_MAX && !in.max_dims[0];
-  uint64_t obj_opt = brute ? objects_optimum(&in) : 0;
-  uint64_t off_opt = brute ? offsets_optimum(&in) : 0;
-
-  for (int kind = TEXMEM_PLAN_OBJECTS; kind <= TEXMEM_PLAN_OFFSETS; kind++)
-    for (int layout = TEXMEM_LAYOUT_NATURAL; layout <= TEXMEM_LAYOUT_LINEAR; layout++) {
-      if (layout == TEXMEM_LAYOUT_LINEAR && in.dims < 2) continue;
-      uint64_t best_total = 0, min_named = UINT64_MAX;
-      bool best_ok = false, named_ok = false;
-      for (int s = TEXMEM_STRATEGY_BEST; s < TEXMEM_STRATEGY_COUNT_; s++) {
-        if (!texmem_strategy_supports((texmem_strategy)s, (texmem_plan_kind)kind)) continue;
-        texmem_plan_desc d = {.kind = (texmem_plan_kind)kind,
-                              .strategy = (texmem_strategy)s,
-                              .layout = (texmem_layout)layout,
-                              .alignment = kind == TEXMEM_PLAN_OFFSETS ? in.alignment : 0,
-                              .linear_width = in.linear_width};
-        memcpy(d.max_dims, in.max_dims, sizeof d.max_dims);
-        texmem_plan *p = NULL;
-        memset(&err, 0, sizeof err);
-        texmem_status st = texmem_plan_create(in.r, in.n, in.dims, &d, &p, &err);
+  const int kind = in.kind, layout = in.layout;
+  bool brute = in.n <= BRUTE_N && sum != UINT64_MAX && !in.max_dims[0] &&
+               layout == TEXMEM_LAYOUT_NATURAL;
+  uint64_t opt = !brute                        ? 0
+                 : kind == TEXMEM_PLAN_OBJECTS ? objects_optimum(&in)
+                                               : offsets_optimum(&in);
+  uint64_t best_total = 0, min_named = UINT64_MAX;
+  bool best_ok = false, named_ok = false;
+  for (int s = TEXMEM_STRATEGY_BEST; s < TEXMEM_STRATEGY_COUNT_; s++) {
+    if (!texmem_strategy_supports((texmem_strategy)s, (texmem_plan_kind)kind)) continue;
+    texmem_plan_desc d = {.kind = (texmem_plan_kind)kind,
+                          .strategy = (texmem_strategy)s,
+                          .layout = (texmem_layout)layout,
+                          .alignment = kind == TEXMEM_PLAN_OFFSETS ? in.alignment : 0,
+                          .linear_width = in.linear_width};
+    memcpy(d.max_dims, in.max_dims, sizeof d.max_dims);
+    texmem_plan *p = NULL;
+    memset(&err, 0, sizeof err);
+    texmem_status st = texmem_plan_create(in.r, in.n, in.dims, &d, &p, &err);
 #ifdef FUZZ_PLANNER_DEBUG
-        fprintf(stderr, "kind %d layout %d %-18s: %s %llu (%s)\n", kind, layout,
-                texmem_strategy_name((texmem_strategy)s), texmem_status_name(st),
-                st ? 0ull : (unsigned long long)texmem_plan_total(p), st ? err.message : "");
+    fprintf(stderr, "kind %d layout %d %-18s: %s %llu (%s)\n", kind, layout,
+            texmem_strategy_name((texmem_strategy)s), texmem_status_name(st),
+            st ? 0ull : (unsigned long long)texmem_plan_total(p), st ? err.message : "");
 #endif
-        if (st != TEXMEM_STATUS_OK) {
-          CHECK(p == NULL && expected_failure(st) && err.message[0] && err.status == st);
-          continue;
-        }
-        CHECK(texmem_plan_validate(in.r, in.n, in.dims, p, &err) == TEXMEM_STATUS_OK);
-        uint64_t total = texmem_plan_total(p);
-        if (kind == TEXMEM_PLAN_OBJECTS) {
-          CHECK(total >= bounds.positional_max);
-        } else {
-          CHECK(total >= bounds.max_live);
-        }
-        if (brute && layout == TEXMEM_LAYOUT_NATURAL) {
-          uint64_t opt = kind == TEXMEM_PLAN_OBJECTS ? obj_opt : off_opt;
-          CHECK(total >= opt);
-          if (texmem_plan_is_optimal(p)) CHECK(total == opt);
-          if (kind == TEXMEM_PLAN_OFFSETS) CHECK(texmem_plan_bound(p) <= opt);
-        }
-        if (s == TEXMEM_STRATEGY_BEST) {
-          best_ok = true;
-          best_total = total;
-        } else {
-          named_ok = true;
-          if (total < min_named) min_named = total;
-        }
-        texmem_plan_destroy(p);
-      }
-      if (named_ok || best_ok) CHECK(best_ok && named_ok && best_total <= min_named);
+    if (st != TEXMEM_STATUS_OK) {
+      CHECK(p == NULL && expected_failure(st) && err.message[0] && err.status == st);
+      continue;
     }
+    CHECK(texmem_plan_validate(in.r, in.n, in.dims, p, &err) == TEXMEM_STATUS_OK);
+    uint64_t total = texmem_plan_total(p);
+    if (kind == TEXMEM_PLAN_OBJECTS) {
+      CHECK(total >= bounds.positional_max);
+    } else {
+      CHECK(total >= bounds.max_live);
+    }
+    if (brute) {
+      CHECK(total >= opt);
+      if (texmem_plan_is_optimal(p)) CHECK(total == opt);
+      if (kind == TEXMEM_PLAN_OFFSETS) CHECK(texmem_plan_bound(p) <= opt);
+    }
+    if (s == TEXMEM_STRATEGY_BEST) {
+      best_ok = true;
+      best_total = total;
+    } else {
+      named_ok = true;
+      if (total < min_named) min_named = total;
+    }
+    texmem_plan_destroy(p);
+  }
+  if (named_ok || best_ok) CHECK(best_ok && named_ok && best_total <= min_named);
   return 0;
 }

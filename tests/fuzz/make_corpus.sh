@@ -25,7 +25,18 @@ printf '0 0 1 -4\n1 0 1 0x10\n' >"$out/records/bad_tokens.txt"
 
 # fuzz_planner: [flags] [n] then per record [first] [len] [size per dim]
 # (size bytes below 0x80 are the size; 0x80|e then a byte: 2^e - (b & 3)).
-p() { printf "$2" >"$out/planner/$1"; }
+# Flag bits 6 (offsets) and 7 (linear layout) pick what is planned: each
+# seed is written for objects and, with suffix _off, _lin, _off_lin, the
+# other three.
+p() {
+  local k
+  for k in 0 1 2 3; do
+    local f b suffix=("" _off _lin _off_lin)
+    f=$(printf "$2" | head -c1 | od -An -tu1 | tr -d ' ')
+    b=$(printf '%02x' $(((f & 63) | (k << 6))))
+    { printf "\\x$b"; printf "$2" | tail -c +2; } >"$out/planner/$1${suffix[$k]}"
+  done
+}
 p chain_1d '\x00\x05\x00\x01\x10\x01\x01\x20\x02\x01\x30\x03\x01\x40\x04\x01\x50'
 p overlap_1d_align4 '\x08\x04\x00\x03\x03\x00\x03\x05\x01\x02\x07\x02\x02\x01'
 p textures_2d '\x01\x04\x00\x02\x10\x08\x01\x02\x08\x10\x02\x02\x20\x04\x03\x01\x04\x20'
