@@ -30,7 +30,8 @@ static texmem_status subproblem(const texmem__problem *src, const size_t *idx, s
   dst->size = malloc(c * sizeof *dst->size);
   dst->first = malloc(c * sizeof *dst->first);
   dst->last = malloc(c * sizeof *dst->last);
-  if (!dst->dims || !dst->size || !dst->first || !dst->last) {
+  dst->span = src->span ? malloc(c * sizeof *dst->span) : NULL;
+  if (!dst->dims || !dst->size || !dst->first || !dst->last || (src->span && !dst->span)) {
     texmem__problem_free(dst);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
@@ -40,6 +41,7 @@ static texmem_status subproblem(const texmem__problem *src, const size_t *idx, s
     dst->size[k] = src->size[i];
     dst->first[k] = src->first[i];
     dst->last[k] = src->last[i];
+    if (src->span) dst->span[k] = src->span[i];
   }
   return TEXMEM_STATUS_OK;
 }

@@ -21,6 +21,9 @@ typedef struct texmem__problem {
   uint32_t *first;       /* n compressed first tasks */
   uint32_t *last;        /* n compressed last tasks, inclusive */
   uint32_t ntasks;       /* compressed task count (0 when n == 0) */
+  uint64_t *span;        /* NULL, or n lifetimes in the records' own task
+                            units (last - first + 1, saturated): exact's
+                            preorders weigh real lengths, not ranks */
   uint64_t alignment;    /* offsets: >= 1; size[] is NOT aligned */
   uint64_t exact_node_budget;
   double exact_time_budget_ms;

@@ -52,7 +52,7 @@ typedef enum { FOUND, NOT_FOUND, LIMIT, ABORTED, NO_MEMORY } outcome;
 #define UNPLACED UINT64_MAX
 #define LOG_CAP ((size_t)1 << 24) /* 256 MiB of undo log: past it, the search stops */
 #define MAX_NEST 64
-#define NPRE 3
+#define NPRE 4
 
 typedef struct frame {
   uint32_t cur;         /* tensor placed by this node (NONE before) */
@@ -81,6 +81,7 @@ typedef struct search {
   bool tt_hit;            /* this question pruned on a table hit */
   bool tt_off;            /* asking again without the table */
   unsigned pre;           /* preorder in use */
+  unsigned npre;          /* preorders in the rotation (3 or NPRE) */
   uint32_t *twin;         /* next tensor with the same [first, last]
                              (a cycle; itself when alone) */
   uint32_t *ranks[NPRE];  /* preorder ranks (unique) */
@@ -247,6 +248,20 @@ static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo
       if (nl == UINT32_MAX) nl = t;
       nh = t;
     }
+  }
+  /* Hatless: a left-behind tensor that no unplaced tensor conflicts with
+   * can never be placed, since only the placement of a conflicting tensor
+   * raises its minimum offset (fixed tensors are already in it). A task of
+   * its lifetime whose unplaced size exceeds its own holds such a tensor
+   * (sizes searched are > 0). MiniMalloc stops trying siblings after a
+   * placement with nothing above it; this is that rule, for any path. */
+  for (uint32_t k = bl; k < bh; k++) {
+    if (S->off[k] != UNPLACED ||
+        !(S->minoff[k] < lo || (S->minoff[k] == lo && S->rank[k] < lo_rank)))
+      continue;
+    uint32_t t = S->first[k];
+    while (t <= S->last[k] && S->total[t] <= S->a[k]) t++;
+    if (t > S->last[k]) return false;
   }
   if (!lift) return true;
   for (uint32_t k = bl; k < bh; k++)
@@ -743,10 +758,17 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
     g = e;
   }
   /* Preorders: the busiest task a tensor spans first (MiniMalloc's), then
-   * area, time or size. */
-  for (int p = 0; p < NPRE; p++) {
+   * area, time or size; lengths in compressed task ranks. A fourth, WAT on
+   * lifetimes in the records' own units, where they differ: a rank can
+   * stand for one time step or for thousands, and on instances whose times
+   * are not consecutive operators that order solves some the others do not
+   * (and misses others: it is added, not substituted). */
+  S.npre = NPRE;
+  for (unsigned p = 0; p < NPRE; p++) {
     for (j = 0; j < m; j++) {
-      uint64_t len = (uint64_t)(S.last[j] - S.first[j]) + 1, area = texmem__mul_sat(S.a[j], len);
+      bool real = p == 3 && pb->span;
+      uint64_t len = real ? pb->span[S.orig[j]] : (uint64_t)(S.last[j] - S.first[j]) + 1;
+      uint64_t area = texmem__mul_sat(S.a[j], len);
       /* TWA, TAW, WAT in MiniMalloc's letters (total, width, area) */
       pre[j] = p == 0   ? (pre_key){busiest[j], len, area, j}
                : p == 1 ? (pre_key){busiest[j], area, len, j}
@@ -755,6 +777,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
     qsort(pre, m, sizeof *pre, cmp_pre);
     for (j = 0; j < m; j++) S.ranks[p][pre[j].id] = j;
   }
+  if (!memcmp(S.ranks[2], S.ranks[3], m * sizeof *S.ranks[3])) S.npre = 3; /* nothing new */
   free(busiest);
   free(pre);
   S.align = pb->alignment;
@@ -783,7 +806,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
     for (int c = 0; c < 3 && !stop && lo < hi; c++) {
       uint64_t C = cs[c];
       if (C < lo || C >= hi || (c && cs[c] == cs[c - 1])) continue;
-      for (unsigned p = 0; p < NPRE; p++) {
+      for (unsigned p = 0; p < S.npre; p++) {
         outcome r = decide(&S, C, p, limit);
         if (r == FOUND) {
           uint64_t t = fixed_top;

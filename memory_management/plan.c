@@ -102,6 +102,7 @@ void texmem__problem_free(texmem__problem *pb) {
   free(pb->size);
   free(pb->first);
   free(pb->last);
+  free(pb->span);
   memset(pb, 0, sizeof *pb);
 }
 
@@ -135,8 +136,9 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
   pb->size = calloc(m, sizeof *pb->size);
   pb->first = calloc(m, sizeof *pb->first);
   pb->last = calloc(m, sizeof *pb->last);
+  pb->span = calloc(m, sizeof *pb->span);
   uint64_t *tasks = calloc(2 * m, sizeof *tasks);
-  if (!pb->dims || !pb->size || !pb->first || !pb->last || !tasks) {
+  if (!pb->dims || !pb->size || !pb->first || !pb->last || !pb->span || !tasks) {
     free(tasks);
     texmem__problem_free(pb);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for %zu records", n);
@@ -176,6 +178,7 @@ texmem_status texmem__problem_init(const texmem_record *rec, size_t n,
     pb->size[i] = vol;
     tasks[2 * i] = r->first_task;
     tasks[2 * i + 1] = r->last_task;
+    pb->span[i] = texmem__add_sat(r->last_task - r->first_task, 1);
   }
   if (st) {
     free(tasks);
@@ -498,10 +501,12 @@ static texmem_status problem_clone(const texmem__problem *src, texmem__problem *
   dst->size = malloc(m * sizeof *dst->size);
   dst->first = malloc(m * sizeof *dst->first);
   dst->last = malloc(m * sizeof *dst->last);
-  if (!dst->dims || !dst->size || !dst->first || !dst->last) {
+  dst->span = src->span ? malloc(m * sizeof *dst->span) : NULL;
+  if (!dst->dims || !dst->size || !dst->first || !dst->last || (src->span && !dst->span)) {
     texmem__problem_free(dst);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
+  if (src->span) memcpy(dst->span, src->span, m * sizeof *dst->span);
   memcpy(dst->dims, src->dims, m * sizeof *dst->dims);
   memcpy(dst->size, src->size, m * sizeof *dst->size);
   memcpy(dst->first, src->first, m * sizeof *dst->first);
