@@ -52,7 +52,7 @@ typedef enum { FOUND, NOT_FOUND, LIMIT, ABORTED, NO_MEMORY } outcome;
 #define UNPLACED UINT64_MAX
 #define LOG_CAP ((size_t)1 << 24) /* 256 MiB of undo log: past it, the search stops */
 #define MAX_NEST 64
-#define NPRE 4
+#define NPRE 6
 
 typedef struct frame {
   uint32_t cur;         /* tensor placed by this node (NONE before) */
@@ -81,7 +81,7 @@ typedef struct search {
   bool tt_hit;            /* this question pruned on a table hit */
   bool tt_off;            /* asking again without the table */
   unsigned pre;           /* preorder in use */
-  unsigned npre;          /* preorders in the rotation (3 or NPRE) */
+  unsigned npre;          /* preorders in the rotation (3 to NPRE) */
   uint32_t *twin;         /* next tensor with the same [first, last]
                              (a cycle; itself when alone) */
   uint32_t *ranks[NPRE];  /* preorder ranks (unique) */
@@ -758,26 +758,31 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
     g = e;
   }
   /* Preorders: the busiest task a tensor spans first (MiniMalloc's), then
-   * area, time or size; lengths in compressed task ranks. A fourth, WAT on
-   * lifetimes in the records' own units, where they differ: a rank can
-   * stand for one time step or for thousands, and on instances whose times
-   * are not consecutive operators that order solves some the others do not
-   * (and misses others: it is added, not substituted). */
-  S.npre = NPRE;
+   * area, time or size; lengths in compressed task ranks, then the same
+   * three on lifetimes in the records' own units where they differ (a rank
+   * can stand for one time step or for thousands). Each set solves
+   * instances the other does not: MiniMalloc, which weighs real lengths,
+   * solves three public instances with TWA that it (and texmem's ranks)
+   * cannot in ranks, and ranks do better on the generated ones. */
+  S.npre = 0;
   for (unsigned p = 0; p < NPRE; p++) {
+    bool real = p >= 3;
+    if (real && !pb->span) break;
     for (j = 0; j < m; j++) {
-      bool real = p == 3 && pb->span;
       uint64_t len = real ? pb->span[S.orig[j]] : (uint64_t)(S.last[j] - S.first[j]) + 1;
       uint64_t area = texmem__mul_sat(S.a[j], len);
       /* TWA, TAW, WAT in MiniMalloc's letters (total, width, area) */
-      pre[j] = p == 0   ? (pre_key){busiest[j], len, area, j}
-               : p == 1 ? (pre_key){busiest[j], area, len, j}
-                        : (pre_key){len, area, busiest[j], j};
+      pre[j] = p % 3 == 0   ? (pre_key){busiest[j], len, area, j}
+               : p % 3 == 1 ? (pre_key){busiest[j], area, len, j}
+                            : (pre_key){len, area, busiest[j], j};
     }
     qsort(pre, m, sizeof *pre, cmp_pre);
-    for (j = 0; j < m; j++) S.ranks[p][pre[j].id] = j;
+    uint32_t *r = S.ranks[S.npre];
+    for (j = 0; j < m; j++) r[pre[j].id] = j;
+    bool seen = false; /* an order already in the rotation adds nothing */
+    for (unsigned q = 0; q < S.npre && !seen; q++) seen = !memcmp(S.ranks[q], r, m * sizeof *r);
+    if (!seen) S.npre++;
   }
-  if (!memcmp(S.ranks[2], S.ranks[3], m * sizeof *S.ranks[3])) S.npre = 3; /* nothing new */
   free(busiest);
   free(pre);
   S.align = pb->alignment;
