@@ -310,11 +310,14 @@ static int cmp_pre(const void *pa, const void *pb);
  * fails the public instances E and I in 10 s, which it solves in 5.5 and
  * 0.8 s. The placed tensors of the range are re-ranked too, so that twins
  * keep one rank order (twins share every key but the area, so their order
- * is the same in every ranking). The old ranks are saved on a stack;
- * false (ranks kept) when it is full. */
-static bool rerank(search *S, uint32_t gl, uint32_t gh) {
+ * is the same in every ranking; placed twins just below gl, outside the
+ * group's range, are re-ranked with it, so that no rule compares ranks of
+ * two rankings). The old ranks are saved on a stack. Returns the first
+ * index re-ranked, or NONE (ranks kept) when the stack is full. */
+static uint32_t rerank(search *S, uint32_t gl, uint32_t gh) {
+  while (gl > 0 && S->first[gl - 1] == S->first[gl] && S->last[gl - 1] == S->last[gl]) gl--;
   size_t cnt = gh - gl;
-  if (S->nrs + cnt > S->caprs) return false;
+  if (S->nrs + cnt > S->caprs) return NONE;
   memcpy(S->rstack + S->nrs, S->rank + gl, cnt * sizeof *S->rstack);
   S->nrs += cnt;
   unsigned kind = S->kind[S->pre];
@@ -331,7 +334,7 @@ static bool rerank(search *S, uint32_t gl, uint32_t gh) {
   }
   qsort(S->pk, cnt, sizeof *S->pk, cmp_pre);
   for (size_t i = 0; i < cnt; i++) S->rank[S->pk[i].id] = (uint32_t)i;
-  return true;
+  return gl;
 }
 
 /* Splits the unplaced tensors of [bl, bh) into time-disjoint groups:
@@ -428,19 +431,20 @@ static outcome solve(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t l
       }
       if (ok && ng > 1) {
         size_t mark = S->nlog, rmark = S->nrs, rpos[MAX_GROUPS];
-        bool rr[MAX_GROUPS];
+        uint32_t rlo[MAX_GROUPS];
         uint32_t done = 0;
         outcome r = FOUND;
         for (uint32_t g = 0; g < ng && r == FOUND; g++) {
           rpos[g] = S->nrs;
-          rr[g] = rerank(S, gb[g], ge[g]);
+          rlo[g] = rerank(S, gb[g], ge[g]);
           done = g + 1;
           r = solve(S, C, gb[g], ge[g], 0, 0, fr + d + 1, nest + 1);
         }
         if (r == FOUND) return FOUND;
         undo_to(S, mark);
         for (uint32_t g = done; g-- > 0;) /* the saved ranks, last group first */
-          if (rr[g]) memcpy(S->rank + gb[g], S->rstack + rpos[g], (ge[g] - gb[g]) * sizeof *S->rank);
+          if (rlo[g] != NONE)
+            memcpy(S->rank + rlo[g], S->rstack + rpos[g], (ge[g] - rlo[g]) * sizeof *S->rank);
         S->nrs = rmark;
         if (r != NOT_FOUND) return r;
         ok = false; /* a group cannot be completed: nor can this node */
