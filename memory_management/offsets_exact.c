@@ -59,6 +59,15 @@ typedef struct pre_key {
   uint32_t id;
 } pre_key;
 
+/* A tensor's key in preorder kind (p % 3): TWA, TAW or WAT in MiniMalloc's
+ * letters (total of the busiest task, width = lifetime, area). */
+static pre_key pre_key_of(unsigned kind, uint64_t busiest, uint64_t len, uint64_t area,
+                          uint32_t id) {
+  return kind % 3 == 0   ? (pre_key){busiest, len, area, id}
+         : kind % 3 == 1 ? (pre_key){busiest, area, len, id}
+                         : (pre_key){len, area, busiest, id};
+}
+
 typedef struct frame {
   uint32_t cur;         /* tensor placed by this node (NONE before) */
   uint64_t key_off;     /* last candidate tried: (offset, rank) */
@@ -328,9 +337,7 @@ static uint32_t rerank(search *S, uint32_t gl, uint32_t gh) {
       if (S->total[t] > T) T = S->total[t];
     uint64_t len = real ? S->span[S->orig[k]] : (uint64_t)(S->last[k] - S->first[k]) + 1;
     uint64_t area = texmem__mul_sat(S->a[k], len);
-    S->pk[k - gl] = kind % 3 == 0   ? (pre_key){T, len, area, k}
-                    : kind % 3 == 1 ? (pre_key){T, area, len, k}
-                                    : (pre_key){len, area, T, k};
+    S->pk[k - gl] = pre_key_of(kind, T, len, area, k);
   }
   qsort(S->pk, cnt, sizeof *S->pk, cmp_pre);
   for (size_t i = 0; i < cnt; i++) S->rank[S->pk[i].id] = (uint32_t)i;
@@ -527,7 +534,6 @@ static outcome decide(search *S, uint64_t C, unsigned pre, uint64_t limit) {
   }
   return r;
 }
-
 
 static int cmp_pre(const void *pa, const void *pb) {
   const pre_key *a = pa, *b = pb;
@@ -836,10 +842,7 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
     for (j = 0; j < m; j++) {
       uint64_t len = real ? pb->span[S.orig[j]] : (uint64_t)(S.last[j] - S.first[j]) + 1;
       uint64_t area = texmem__mul_sat(S.a[j], len);
-      /* TWA, TAW, WAT in MiniMalloc's letters (total, width, area) */
-      pre[j] = p % 3 == 0   ? (pre_key){busiest[j], len, area, j}
-               : p % 3 == 1 ? (pre_key){busiest[j], area, len, j}
-                            : (pre_key){len, area, busiest[j], j};
+      pre[j] = pre_key_of(p, busiest[j], len, area, j);
     }
     qsort(pre, m, sizeof *pre, cmp_pre);
     uint32_t *r = S.ranks[S.npre];
