@@ -118,6 +118,11 @@ typedef struct search {
    * fx_start[k + 1]) in fx_off / fx_end. */
   size_t *fx_start;
   uint64_t *fx_off, *fx_end;
+  /* The fixed tensors of each task, by offset: [ft_start[t], ft_start[t +
+   * 1]) in ft_off / ft_end, ft_above the size of that one and of those
+   * above it in the task (NULL: none fixed, or too many to list). */
+  size_t *ft_start;
+  uint64_t *ft_off, *ft_end, *ft_above;
   frame *fr;
   logent *log;
   size_t nlog, caplog;
@@ -233,6 +238,24 @@ static bool place(search *S, uint32_t j, uint32_t bl, uint32_t bh) {
   return true;
 }
 
+/* The top a task's unplaced tensors need from a floor x: x, their sizes,
+ * and the part of the task's fixed tensors at or above x, which they
+ * cannot use (fixed tensors end at or below every capacity asked). */
+static uint64_t need(const search *S, uint32_t t, uint64_t x) {
+  uint64_t n = texmem__add_sat(x, S->total[t]);
+  if (!S->ft_start) return n;
+  size_t lo = S->ft_start[t], hi = S->ft_start[t + 1];
+  while (lo < hi) { /* the first fixed tensor ending above x */
+    size_t mid = lo + (hi - lo) / 2;
+    if (S->ft_end[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == S->ft_start[t + 1]) return n;
+  uint64_t f = S->ft_above[lo];
+  if (S->ft_off[lo] < x) f -= x - S->ft_off[lo];
+  return texmem__add_sat(n, f);
+}
+
 /* Node test for the unplaced tensors of [bl, bh) placed after (lo,
  * lo_rank): false when they cannot all end at or below C. Sets the lowest
  * possible top. */
@@ -264,8 +287,8 @@ static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo
   uint32_t nl = UINT32_MAX, nh = 0; /* tasks the lift may prune */
   for (uint32_t t = tl; t <= th; t++) {
     if (!S->total[t]) continue;
-    if (texmem__max_u64(S->lowmin[t], lo) + S->total[t] > cap) return false;
-    if (lift && S->lowmin[t] <= lo && texmem__add_sat(lifted, S->total[t]) > cap) {
+    if (need(S, t, texmem__max_u64(S->lowmin[t], lo)) > cap) return false;
+    if (lift && S->lowmin[t] <= lo && need(S, t, lifted) > cap) {
       if (nl == UINT32_MAX) nl = t;
       nh = t;
     }
@@ -303,8 +326,7 @@ static bool node_ok(search *S, uint64_t C, uint32_t bl, uint32_t bh, uint64_t lo
       if (S->minoff[k] < low2[t]) low2[t] = S->minoff[k];
   }
   for (uint32_t t = nl; t <= nh; t++)
-    if (S->total[t] && S->lowmin[t] <= lo && texmem__add_sat(lifted, S->total[t]) > cap &&
-        texmem__add_sat(low2[t], S->total[t]) > cap)
+    if (S->total[t] && S->lowmin[t] <= lo && need(S, t, lifted) > cap && need(S, t, low2[t]) > cap)
       return false;
   return true;
 }
@@ -577,6 +599,10 @@ static void search_free(search *S) {
   free(S->fx_start);
   free(S->fx_off);
   free(S->fx_end);
+  free(S->ft_start);
+  free(S->ft_off);
+  free(S->ft_end);
+  free(S->ft_above);
   free(S->fr);
   free(S->log);
 }
@@ -622,6 +648,40 @@ static texmem_status fixed_lists(search *S, const texmem__problem *pb, size_t nf
       }
   }
   S->fx_start[m] = cnt;
+  /* By task, for the floor test: an aid, left out past 2^20 entries or
+   * without memory. Fixed tensors sharing a task are disjoint (checked
+   * before), so each task's list is sorted by end too. */
+  size_t ent = 0;
+  for (size_t e = 0; e < k && ent <= ((size_t)1 << 20); e++) ent += (size_t)(fx[e][3] - fx[e][2]) + 1;
+  if (ent <= ((size_t)1 << 20)) {
+    S->ft_start = calloc((size_t)S->nt + 2, sizeof *S->ft_start);
+    S->ft_off = malloc((ent ? ent : 1) * sizeof *S->ft_off);
+    S->ft_end = malloc((ent ? ent : 1) * sizeof *S->ft_end);
+    S->ft_above = malloc((ent ? ent : 1) * sizeof *S->ft_above);
+    if (!S->ft_start || !S->ft_off || !S->ft_end || !S->ft_above) {
+      free(S->ft_start);
+      free(S->ft_off);
+      free(S->ft_end);
+      free(S->ft_above);
+      S->ft_start = NULL;
+      S->ft_off = S->ft_end = S->ft_above = NULL;
+    } else {
+      size_t *at = S->ft_start + 1; /* counts, then fill positions */
+      for (size_t e = 0; e < k; e++)
+        for (uint64_t t = fx[e][2]; t <= fx[e][3]; t++) at[t + 1]++;
+      for (uint32_t t = 0; t < S->nt; t++) at[t + 1] += at[t];
+      for (size_t e = 0; e < k; e++)
+        for (uint64_t t = fx[e][2]; t <= fx[e][3]; t++) {
+          S->ft_off[at[t]] = fx[e][0];
+          S->ft_end[at[t]++] = fx[e][1];
+        }
+      for (uint32_t t = 0; t < S->nt; t++) {
+        uint64_t sum = 0;
+        for (size_t e = S->ft_start[t + 1]; e-- > S->ft_start[t];)
+          S->ft_above[e] = sum += S->ft_end[e] - S->ft_off[e];
+      }
+    }
+  }
   free(fx);
   return TEXMEM_STATUS_OK;
 }

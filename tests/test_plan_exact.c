@@ -286,6 +286,93 @@ Test(exact, budget_unknown_and_no_budget) {
   texmem_plan_destroy(p);
 }
 
+/* With fixed tensors the node test counts the fixed space above each
+ * task's floor and lifts left-behind tensors: proofs (optimal, bound,
+ * does not fit) stay right against brute force, under small node budgets
+ * (many searches cut) and large ones, at the optimum and around it. */
+Test(exact, fixed_offsets_proofs_never_wrong_vs_brute_force) {
+  uint64_t rng = 4242;
+  int proven = 0, no = 0, fits = 0;
+  for (int iter = 0; iter < 1500; iter++) {
+    texmem_record r[MAXN];
+    size_t n = random_case(r, 9, &rng);
+    uint64_t a = aligns[tt_rand(&rng) % 5];
+    texmem_plan *g = tt_plan(r, n, 1, exact_desc(a, 1)); /* a heuristic's plan, gaps and all */
+    uint64_t fixed[MAXN];
+    for (size_t i = 0; i < n; i++)
+      fixed[i] = tt_rand(&rng) % 3 == 0 ? texmem_plan_tensor_offset(g, i) : TEXMEM_OFFSET_FREE;
+    texmem_plan_destroy(g);
+    uint64_t opt = brute(r, n, a, fixed, UINT64_MAX);
+    texmem_plan_desc d = exact_desc(a, 1 + tt_rand(&rng) % 60);
+    d.fixed_offsets = fixed;
+    texmem_plan *p = tt_plan(r, n, 1, d);
+    cr_assert_leq(texmem_plan_bound(p), opt, "iter %d: bound %llu above the optimum %llu", iter,
+                  (unsigned long long)texmem_plan_bound(p), (unsigned long long)opt);
+    if (texmem_plan_is_optimal(p)) {
+      cr_assert_eq(texmem_plan_total(p), opt, "iter %d: claimed optimal %llu, brute force %llu",
+                   iter, (unsigned long long)texmem_plan_total(p), (unsigned long long)opt);
+      proven++;
+    }
+    texmem_plan_destroy(p);
+    /* The budget question at, just under or just over the optimum. */
+    uint64_t budget = opt - (opt > 0 && tt_rand(&rng) % 2) + (tt_rand(&rng) % 4 == 0);
+    if (budget == 0) continue;
+    bool enough = tt_rand(&rng) % 2;
+    d = exact_desc(a, enough ? 10000000 : 1 + tt_rand(&rng) % 60);
+    d.fixed_offsets = fixed;
+    d.budget = budget;
+    p = tt_plan(r, n, 1, d);
+    texmem_fit f = texmem_plan_fits(p);
+    if (f == TEXMEM_FIT_FITS) {
+      cr_assert_leq(opt, budget, "iter %d", iter);
+      cr_assert_leq(texmem_plan_total(p), budget, "iter %d", iter);
+      fits++;
+    } else if (f == TEXMEM_FIT_DOES_NOT_FIT) {
+      cr_assert_gt(opt, budget, "iter %d: optimum %llu, budget %llu proven not to fit", iter,
+                   (unsigned long long)opt, (unsigned long long)budget);
+      no++;
+    } else {
+      cr_assert(!enough, "iter %d: unknown with enough nodes", iter);
+    }
+    texmem_plan_destroy(p);
+  }
+  cr_expect_gt(proven, 0);
+  cr_expect_gt(no, 0);
+  cr_expect_gt(fits, 0);
+  /* Tight ones, where pruning decides: small perfect packings (the cut of
+   * a 16 x 10 rectangle, gen_hard.h), some tensors fixed where a plan at
+   * the capacity has them, so the capacity fits (exactly, at density 1). */
+  int tight = 0;
+  for (int iter = 0; iter < 1500; iter++) {
+    texmem_record r[MAXN];
+    size_t n = hard_generate(r, 6 + (size_t)(tt_rand(&rng) % 5), 16, 1, 10, 0.3,
+                             tt_rand(&rng) % 3 ? 1.0 : 0.9, tt_rand(&rng));
+    texmem_plan_desc d = exact_desc(1, 10000000);
+    d.budget = 16;
+    texmem_plan *g = tt_plan(r, n, 1, d);
+    cr_assert_eq(texmem_plan_fits(g), TEXMEM_FIT_FITS, "iter %d: the cut fits", iter);
+    uint64_t fixed[MAXN];
+    for (size_t i = 0; i < n; i++)
+      fixed[i] = tt_rand(&rng) % 3 == 0 ? texmem_plan_tensor_offset(g, i) : TEXMEM_OFFSET_FREE;
+    texmem_plan_destroy(g);
+    uint64_t opt = brute(r, n, 1, fixed, UINT64_MAX);
+    cr_assert_leq(opt, 16, "iter %d", iter);
+    for (uint64_t budget = opt - 1; budget <= opt; budget++) {
+      if (budget == 0) continue;
+      d = exact_desc(1, 10000000);
+      d.fixed_offsets = fixed;
+      d.budget = budget;
+      texmem_plan *p = tt_plan(r, n, 1, d);
+      cr_assert_eq(texmem_plan_fits(p), budget >= opt ? TEXMEM_FIT_FITS : TEXMEM_FIT_DOES_NOT_FIT,
+                   "iter %d: optimum %llu, budget %llu", iter, (unsigned long long)opt,
+                   (unsigned long long)budget);
+      texmem_plan_destroy(p);
+    }
+    tight += opt == 16;
+  }
+  cr_expect_gt(tight, 500);
+}
+
 /* Fixed offsets: kept by every strategy that takes them, the rest planned
  * around them (exact optimally, checked by brute force), and the plan
  * validated with them. */
@@ -457,6 +544,39 @@ Test(exact, hard_generated_instances_within_node_budgets) {
     cr_expect_eq(texmem_plan_fits(p), TEXMEM_FIT_FITS, "case %zu: not answered in %llu nodes", c,
                  (unsigned long long)cases[c].nodes);
     cr_expect_leq(texmem_plan_total(p), 1024 * 1024, "case %zu", c);
+    texmem_plan_destroy(p);
+  }
+}
+
+/* Fixed tensors take space in their tasks: the node test counts it, so a
+ * hard instance with a third of its tensors fixed where a plan at the
+ * capacity has them is answered within 4 096 nodes (256 needed). Without
+ * that count (the solver before, e771028) neither is answered within
+ * 262 144 nodes. */
+Test(exact, hard_instances_with_fixed_tensors_within_node_budgets) {
+  static const struct {
+    double nonguillotine;
+    size_t n;
+    uint64_t seed;
+  } cases[] = {{0.0, 300, 2299713}, {0.3, 150, 1007922}}; /* guillotine 1.00 300 #1, pinwheels 1.00 150 #0 */
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    texmem_record r[300];
+    size_t m = hard_generate(r, cases[c].n, 1024, 1024, (uint64_t)1 << 20, cases[c].nonguillotine,
+                             1.0, cases[c].seed);
+    texmem_plan_desc d = exact_desc(1, 200000);
+    d.exact_time_budget_ms = 1e9;
+    d.budget = 1024 * 1024;
+    texmem_plan *g = tt_plan(r, m, 1, d);
+    cr_assert_eq(texmem_plan_fits(g), TEXMEM_FIT_FITS, "case %zu", c);
+    uint64_t fixed[300];
+    for (size_t i = 0; i < m; i++)
+      fixed[i] = i % 3 == 0 ? texmem_plan_tensor_offset(g, i) : TEXMEM_OFFSET_FREE;
+    texmem_plan_destroy(g);
+    d.exact_node_budget = 4096;
+    d.fixed_offsets = fixed;
+    texmem_plan *p = tt_plan(r, m, 1, d);
+    cr_expect_eq(texmem_plan_fits(p), TEXMEM_FIT_FITS, "case %zu: not answered in 4 096 nodes", c);
+    for (size_t i = 0; i < m; i += 3) cr_expect_eq(texmem_plan_tensor_offset(p, i), fixed[i]);
     texmem_plan_destroy(p);
   }
 }
