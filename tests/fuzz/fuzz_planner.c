@@ -14,7 +14,12 @@
  * Input bytes: [flags] [n] then per record [first] [len] and per dimension a
  * size ([small] or, with the high bit, [exp] [sub] for sizes near 2^exp).
  * Flags: dims (bits 0-1), alignment (2-3), texture limits (4), linear
- * width (5), offsets kind (6), linear layout (7; natural when 1-D). */
+ * width (5), offsets kind (6), linear layout (7; natural when 1-D).
+ * A byte after the records (natural offsets only) fixes the tensors of its
+ * set bits where greedy_by_size put them, and exact plans the others
+ * around them: the plan validates and keeps them, is no worse than
+ * greedy_by_size's with the same tensors fixed, and the budget question
+ * just under that answers honestly. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,7 +65,8 @@ static uint64_t size_of(reader *rd) {
   return v - (byte(rd) & 3);
 }
 
-static void decode(const unsigned char *data, size_t size, input *in) {
+/* Returns the bytes left after the records. */
+static reader decode(const unsigned char *data, size_t size, input *in) {
   reader rd = {data, size};
   memset(in, 0, sizeof *in);
   unsigned f = byte(&rd);
@@ -80,6 +86,7 @@ static void decode(const unsigned char *data, size_t size, input *in) {
     r->last_task = r->first_task + byte(&rd) % 6;
     for (unsigned k = 0; k < 3; k++) r->dims[k] = k < in->dims ? size_of(&rd) : 1;
   }
+  return rd;
 }
 
 static bool conflict(const texmem_record *a, const texmem_record *b) {
@@ -195,6 +202,50 @@ static uint64_t offsets_optimum(const input *in) {
 
 /* ---- the planner ---- */
 
+static texmem_status plan_fixed(const input *in, texmem_strategy s, const uint64_t *fixed,
+                                uint64_t budget, texmem_plan **p, texmem_error *err) {
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS,
+                        .strategy = s,
+                        .alignment = in->alignment,
+                        .fixed_offsets = fixed,
+                        .budget = budget};
+  return texmem_plan_create(in->r, in->n, in->dims, &d, p, err);
+}
+
+static bool expected_failure(texmem_status s);
+
+/* The fixed-offsets stage (see the top). */
+static void fixed_stage(const input *in, unsigned mask) {
+  texmem_plan *g = NULL, *h = NULL, *e = NULL, *q = NULL;
+  texmem_error err = {0};
+  if (plan_fixed(in, TEXMEM_STRATEGY_GREEDY_BY_SIZE, NULL, 0, &g, &err)) return;
+  uint64_t fixed[MAX_N];
+  for (size_t i = 0; i < in->n; i++)
+    fixed[i] = mask >> i & 1 ? texmem_plan_tensor_offset(g, i) : TEXMEM_OFFSET_FREE;
+  texmem_plan_destroy(g);
+  texmem_status st = plan_fixed(in, TEXMEM_STRATEGY_GREEDY_BY_SIZE, fixed, 0, &h, &err);
+  if (st) {
+    CHECK(h == NULL && expected_failure(st) && err.message[0]);
+    return;
+  }
+  st = plan_fixed(in, TEXMEM_STRATEGY_EXACT, fixed, 0, &e, &err);
+  CHECK(st == TEXMEM_STATUS_OK);
+  CHECK(texmem_plan_validate(in->r, in->n, in->dims, e, &err) == TEXMEM_STATUS_OK);
+  for (size_t i = 0; i < in->n; i++)
+    if (fixed[i] != TEXMEM_OFFSET_FREE) CHECK(texmem_plan_tensor_offset(e, i) == fixed[i]);
+  uint64_t ht = texmem_plan_total(h);
+  CHECK(texmem_plan_total(e) <= ht);
+  CHECK(texmem_plan_bound(e) <= texmem_plan_total(e));
+  if (ht > 1 && plan_fixed(in, TEXMEM_STRATEGY_EXACT, fixed, ht - 1, &q, &err) == TEXMEM_STATUS_OK) {
+    texmem_fit f = texmem_plan_fits(q);
+    if (f == TEXMEM_FIT_FITS) CHECK(texmem_plan_total(q) <= ht - 1);
+    if (f == TEXMEM_FIT_DOES_NOT_FIT) CHECK(texmem_plan_bound(q) > ht - 1 && texmem_plan_total(e) == ht);
+    texmem_plan_destroy(q);
+  }
+  texmem_plan_destroy(h);
+  texmem_plan_destroy(e);
+}
+
 static bool expected_failure(texmem_status s) {
   return s == TEXMEM_STATUS_OVERFLOW || s == TEXMEM_STATUS_EXCEEDS_LIMITS ||
          s == TEXMEM_STATUS_UNSUPPORTED;
@@ -202,7 +253,7 @@ static bool expected_failure(texmem_status s) {
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   input in;
-  decode(data, size, &in);
+  reader rest = decode(data, size, &in);
   texmem_bounds bounds;
   texmem_error err = {0};
   texmem_status bs = texmem_lower_bounds(in.r, in.n, in.dims, &bounds, &err);
@@ -263,5 +314,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     texmem_plan_destroy(p);
   }
   if (named_ok || best_ok) CHECK(best_ok && named_ok && best_total <= min_named);
+  if (kind == TEXMEM_PLAN_OFFSETS && layout == TEXMEM_LAYOUT_NATURAL && rest.left)
+    fixed_stage(&in, byte(&rest));
   return 0;
 }
