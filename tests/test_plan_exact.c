@@ -287,7 +287,7 @@ Test(exact, budget_unknown_and_no_budget) {
 }
 
 /* With fixed tensors the node test counts the fixed space above each
- * task's floor and lifts left-behind tensors: proofs (optimal, bound,
+ * task's floor: proofs (optimal, bound,
  * does not fit) stay right against brute force, under small node budgets
  * (many searches cut) and large ones, at the optimum and around it. */
 Test(exact, fixed_offsets_proofs_never_wrong_vs_brute_force) {
@@ -513,6 +513,16 @@ Test(exact, seed_when_every_total_is_2_64_minus_1) {
   texmem_plan_destroy(p);
 }
 
+/* "Fits in 1 MiB?" (the capacity of bench/gen_hard.h's instances here)
+ * within a node budget and no time limit: only the nodes count, also
+ * under an emulator. */
+static texmem_plan_desc capacity_desc(uint64_t nodes) {
+  texmem_plan_desc d = exact_desc(1, nodes);
+  d.exact_time_budget_ms = 1e9;
+  d.budget = 1024 * 1024;
+  return d;
+}
+
 /* Search power, in nodes (deterministic, unlike time): three generated
  * hard instances (bench/gen_hard.h, as bench_exact builds them with seed
  * 1: family, density, size, index) that the solver now answers FITS at
@@ -537,10 +547,7 @@ Test(exact, hard_generated_instances_within_node_budgets) {
     size_t m = hard_generate(r, cases[c].n, 1024, 1024, (uint64_t)1 << 20, cases[c].nonguillotine,
                              cases[c].density, cases[c].seed);
     cr_assert_gt(m, cases[c].n / 2, "case %zu: the generator made %zu tensors", c, m);
-    texmem_plan_desc d = exact_desc(1, cases[c].nodes);
-    d.exact_time_budget_ms = 1e9; /* only the nodes count, also under an emulator */
-    d.budget = 1024 * 1024;
-    texmem_plan *p = tt_plan(r, m, 1, d);
+    texmem_plan *p = tt_plan(r, m, 1, capacity_desc(cases[c].nodes));
     cr_expect_eq(texmem_plan_fits(p), TEXMEM_FIT_FITS, "case %zu: not answered in %llu nodes", c,
                  (unsigned long long)cases[c].nodes);
     cr_expect_leq(texmem_plan_total(p), 1024 * 1024, "case %zu", c);
@@ -563,9 +570,7 @@ Test(exact, hard_instances_with_fixed_tensors_within_node_budgets) {
     texmem_record r[300];
     size_t m = hard_generate(r, cases[c].n, 1024, 1024, (uint64_t)1 << 20, cases[c].nonguillotine,
                              1.0, cases[c].seed);
-    texmem_plan_desc d = exact_desc(1, 200000);
-    d.exact_time_budget_ms = 1e9;
-    d.budget = 1024 * 1024;
+    texmem_plan_desc d = capacity_desc(200000);
     texmem_plan *g = tt_plan(r, m, 1, d);
     cr_assert_eq(texmem_plan_fits(g), TEXMEM_FIT_FITS, "case %zu", c);
     uint64_t fixed[300];

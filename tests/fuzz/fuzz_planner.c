@@ -202,6 +202,11 @@ static uint64_t offsets_optimum(const input *in) {
 
 /* ---- the planner ---- */
 
+static bool expected_failure(texmem_status s) {
+  return s == TEXMEM_STATUS_OVERFLOW || s == TEXMEM_STATUS_EXCEEDS_LIMITS ||
+         s == TEXMEM_STATUS_UNSUPPORTED;
+}
+
 static texmem_status plan_fixed(const input *in, texmem_strategy s, const uint64_t *fixed,
                                 uint64_t budget, texmem_plan **p, texmem_error *err) {
   texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS,
@@ -211,8 +216,6 @@ static texmem_status plan_fixed(const input *in, texmem_strategy s, const uint64
                         .budget = budget};
   return texmem_plan_create(in->r, in->n, in->dims, &d, p, err);
 }
-
-static bool expected_failure(texmem_status s);
 
 /* The fixed-offsets stage (see the top). */
 static void fixed_stage(const input *in, unsigned mask) {
@@ -246,10 +249,6 @@ static void fixed_stage(const input *in, unsigned mask) {
   texmem_plan_destroy(e);
 }
 
-static bool expected_failure(texmem_status s) {
-  return s == TEXMEM_STATUS_OVERFLOW || s == TEXMEM_STATUS_EXCEEDS_LIMITS ||
-         s == TEXMEM_STATUS_UNSUPPORTED;
-}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   input in;
