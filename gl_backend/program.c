@@ -112,13 +112,27 @@ static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
     if (in)
       sb_printf(&b, "highp vec4 %s_read(highp ivec3 p) { return imageLoad(tm_img_%s, %s(p, tm_t_%s, tm_r_%s)); }\n",
                 nm, nm, coord, nm, nm);
-    else
-      sb_printf(&b, "void %s_write(highp ivec3 p, highp vec4 v) { imageStore(tm_img_%s, %s(p, tm_t_%s, tm_r_%s), v); }\n",
-                nm, nm, coord, nm, nm);
+    else /* fp16: round to nearest here, the store's own conversion truncates */
+      sb_printf(&b, "void %s_write(highp ivec3 p, highp vec4 v) { imageStore(tm_img_%s, %s(p, tm_t_%s, tm_r_%s), %s); }\n",
+                nm, nm, coord, nm, nm, key[i] >> 2 ? "tm_half_rne(v)" : "v");
   }
-  for (size_t i = 0; i < p->n_buffers; i++)
-    sb_printf(&b, "layout(std430, binding = %zu) %s buffer tm_b_%s { highp vec4 %s[]; };\n", i,
-              p->writable_buffers ? "writeonly" : "readonly", p->buffers[i], p->buffers[i]);
+  for (size_t i = 0; i < p->n_buffers; i++) {
+    const char *nm = p->buffers[i];
+    if (p->writable_buffers)
+      sb_printf(&b, "layout(std430, binding = %zu) writeonly buffer tm_b_%s { highp vec4 %s[]; };\n",
+                i, nm, nm);
+    else if (p->half_buffers >> i & 1u)
+      sb_printf(&b,
+                "layout(std430, binding = %zu) readonly buffer tm_b_%s { highp uvec2 tm_h_%s[]; };\n"
+                "highp vec4 %s_at(highp int i) { highp uvec2 u = tm_h_%s[i]; "
+                "return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }\n",
+                i, nm, nm, nm, nm);
+    else
+      sb_printf(&b,
+                "layout(std430, binding = %zu) readonly buffer tm_b_%s { highp vec4 %s[]; };\n"
+                "highp vec4 %s_at(highp int i) { return %s[i]; }\n",
+                i, nm, nm, nm, nm);
+  }
   sb_puts(&b, "#line 1\n");
   sb_puts(&b, p->source);
   sb_puts(&b, "\n");
@@ -253,6 +267,10 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
   if (d->n_buffers > TEXMEM__GL_MAX_BUFFERS || (int64_t)d->n_buffers > ctx->limits.max_ssbo_bindings)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "program %s: %zu buffers exceed the limit",
                         pname, d->n_buffers);
+  if (d->n_buffers < 32 && d->half_buffers >> d->n_buffers)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "program %s: half_buffers 0x%x names buffers past its %zu", pname,
+                        (unsigned)d->half_buffers, d->n_buffers);
   if ((d->n_inputs && !d->inputs) || (d->n_outputs && !d->outputs) || (d->n_buffers && !d->buffers))
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "program %s: a name array is NULL",
                         pname);
@@ -291,6 +309,7 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
   tmp.n_outputs = d->n_outputs;
   tmp.n_buffers = d->n_buffers;
   tmp.writable_buffers = writable_buffers;
+  tmp.half_buffers = d->half_buffers;
   memcpy(tmp.local, local, sizeof local);
   tmp.name = texmem__strdup(pname);
   tmp.source = texmem__strdup(d->source);

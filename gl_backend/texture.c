@@ -339,9 +339,10 @@ texmem_status texmem_gl_buffer_create(texmem_gl_context *ctx, const void *data, 
   if (!ctx || !out)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context or out is NULL");
   out->id = 0;
-  if (!size || size % 16 || size > (size_t)INT32_MAX)
+  if (!size || size % 8 || size > (size_t)INT32_MAX)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "buffer size %zu is not a positive multiple of 16 bytes (vec4)", size);
+                        "buffer size %zu is not a positive multiple of 8 bytes (a binary16 vec4)",
+                        size);
   texmem__gl_drain();
   texmem_status st;
   void *zeros = NULL;

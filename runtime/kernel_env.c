@@ -20,16 +20,18 @@ struct texmem__kernel_env {
   texmem_gl_buffer *buffers;
   size_t n_buffers, cap_buffers;
   uint64_t weights_bytes;
+  bool half_weights; /* buffers hold binary16 */
 };
 
-texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, texmem__kernel_env **out,
-                                        texmem_error *err) {
+texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, bool half_weights,
+                                        texmem__kernel_env **out, texmem_error *err) {
   if (!out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "out is NULL");
   *out = NULL;
   if (!ctx) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context is NULL");
   texmem__kernel_env *env = calloc(1, sizeof *env);
   if (!env) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   env->ctx = ctx;
+  env->half_weights = half_weights;
   *out = env;
   return TEXMEM_STATUS_OK;
 }
@@ -50,14 +52,18 @@ uint64_t texmem__kernel_env_weights_bytes(const texmem__kernel_env *env) {
   return env ? env->weights_bytes : 0;
 }
 
+bool texmem__kernel_env_half_weights(const texmem__kernel_env *env) {
+  return env && env->half_weights;
+}
+
 texmem_gl_context *texmem__kernel_env_context(const texmem__kernel_env *env) {
   return env ? env->ctx : NULL;
 }
 
-/* "file|defines|in,..|out,..|buf,..|x,y,z": NULL on out of memory. */
+/* "file|defines|in,..|out,..|buf,..|x,y,z|h": NULL on out of memory. */
 static char *program_key(const char *file, const char *defines, const char *const *in, size_t ni,
                          const char *const *out, size_t no, const char *const *buf, size_t nb,
-                         const uint32_t local[3]) {
+                         const uint32_t local[3], bool half) {
   size_t len = strlen(file) + (defines ? strlen(defines) : 0) + 64;
   for (size_t i = 0; i < ni; i++) len += strlen(in[i]) + 1;
   for (size_t i = 0; i < no; i++) len += strlen(out[i]) + 1;
@@ -70,8 +76,8 @@ static char *program_key(const char *file, const char *defines, const char *cons
   for (size_t i = 0; i < no; i++) at += (size_t)snprintf(k + at, len - at, "%s,", out[i]);
   at += (size_t)snprintf(k + at, len - at, "|");
   for (size_t i = 0; i < nb; i++) at += (size_t)snprintf(k + at, len - at, "%s,", buf[i]);
-  snprintf(k + at, len - at, "|%u,%u,%u", local ? local[0] : 0, local ? local[1] : 0,
-           local ? local[2] : 0);
+  snprintf(k + at, len - at, "|%u,%u,%u|%d", local ? local[0] : 0, local ? local[1] : 0,
+           local ? local[2] : 0, half);
   return k;
 }
 
@@ -102,7 +108,7 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "no embedded shader named %s",
                         shader_file);
   char *key = program_key(shader_file, defines, inputs, n_inputs, outputs, n_outputs, buffers,
-                          n_buffers, local_size);
+                          n_buffers, local_size, env->half_weights);
   if (!key) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < env->n_programs; i++)
     if (!strcmp(env->programs[i].key, key)) {
@@ -138,7 +144,8 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
                               .outputs = outputs,
                               .n_outputs = n_outputs,
                               .buffers = buffers,
-                              .n_buffers = n_buffers};
+                              .n_buffers = n_buffers,
+                              .half_buffers = env->half_weights ? (1u << n_buffers) - 1u : 0};
   if (local_size) memcpy(d.local_size, local_size, sizeof d.local_size);
   texmem_gl_program p;
   texmem_status st = texmem_gl_program_create(env->ctx, &d, &p, err);
@@ -164,14 +171,30 @@ texmem_status texmem__kernel_program(texmem__kernel_env *env, const char *shader
                                         n_outputs, buffers, n_buffers, local_size, out, err);
 }
 
+/* count floats as buffer bytes: binary16 (rounded to nearest) or fp32,
+ * padded with zeros to whole vec4s (GL wants a non-empty buffer). NULL on
+ * out of memory; *size = the byte count. */
+static void *buffer_bytes(const float *floats, size_t count, bool half, size_t *size) {
+  size_t padded = (count + 3) / 4 * 4;
+  if (!padded) padded = 4;
+  unsigned char *p = calloc(padded, half ? 2 : 4);
+  if (!p) return NULL;
+  if (half) {
+    uint16_t *h = (uint16_t *)(void *)p;
+    for (size_t i = 0; i < count; i++) h[i] = texmem__f32_to_f16(floats[i]);
+  } else if (count) {
+    memcpy(p, floats, count * sizeof *floats);
+  }
+  *size = padded * (half ? 2 : 4);
+  return p;
+}
+
 texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats, size_t count,
                                     texmem_gl_buffer *out, texmem_error *err) {
   if (!env || !out || (count && !floats))
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "env, floats or out is NULL");
   out->id = 0;
-  size_t padded = (count + 3) / 4 * 4;
-  if (!padded) padded = 4; /* GL wants a non-empty buffer */
-  if (padded > SIZE_MAX / sizeof(float))
+  if (count > SIZE_MAX / sizeof(float) - 16)
     return texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "%zu floats overflow a buffer size", count);
   if (env->n_buffers == env->cap_buffers) {
     size_t nc = env->cap_buffers ? env->cap_buffers * 2 : 32;
@@ -180,20 +203,15 @@ texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats
     env->buffers = nb;
     env->cap_buffers = nc;
   }
-  const float *data = floats;
-  float *copy = NULL;
-  if (padded != count) {
-    copy = calloc(padded, sizeof *copy);
-    if (!copy) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-    if (count) memcpy(copy, floats, count * sizeof *copy);
-    data = copy;
-  }
+  size_t size = 0;
+  void *data = buffer_bytes(floats, count, env->half_weights, &size);
+  if (!data) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   texmem_gl_buffer b;
-  texmem_status st = texmem_gl_buffer_create(env->ctx, data, padded * sizeof(float), &b, err);
-  free(copy);
+  texmem_status st = texmem_gl_buffer_create(env->ctx, data, size, &b, err);
+  free(data);
   if (st) return st;
   env->buffers[env->n_buffers++] = b;
-  env->weights_bytes += padded * sizeof(float);
+  env->weights_bytes += size;
   *out = b;
   return TEXMEM_STATUS_OK;
 }

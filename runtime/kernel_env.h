@@ -7,9 +7,13 @@
 
 #include "kernel.h"
 
-/* An empty environment on ctx (borrowed; must outlive the environment). */
-texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, texmem__kernel_env **out,
-                                        texmem_error *err);
+/* An empty environment on ctx (borrowed; must outlive the environment).
+ * half_weights: buffers are stored as binary16 (rounded to nearest) and
+ * every program reads them so. */
+texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, bool half_weights,
+                                        texmem__kernel_env **out, texmem_error *err);
+/* True when buffers are binary16 (kernels with exactness limits check it). */
+bool texmem__kernel_env_half_weights(const texmem__kernel_env *env);
 /* Destroys every program and buffer made through env; NULL is a no-op. */
 void texmem__kernel_env_destroy(texmem__kernel_env *env);
 /* Bytes of the weight buffers made so far. */

@@ -77,6 +77,12 @@ texmem_status texmem__kernel_landmarks_to_matrix(texmem__kernel_env *env,
                      name, n, x->name);
     goto done;
   }
+  if (n > 2048 && texmem__kernel_env_half_weights(env)) { /* indices go in binary16 */
+    s = texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
+                     "%s: %u landmarks: indices past 2048 need --precision fp32 (fp16 buffers)",
+                     name, n);
+    goto done;
+  }
   size_t np = 2 * p->n_subset;
   if (!(idx = malloc(np * sizeof *idx))) {
     s = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory", name);

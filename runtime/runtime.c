@@ -271,7 +271,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   for (size_t i = 0; i < n_out && !st; i++) st = add_io(rt, outs[i], true, err);
   if (st) return fail(rt, st);
 
-  st = texmem__kernel_env_create(ctx, &rt->env, err);
+  bool half_weights = d.precision == TEXMEM_PRECISION_FP16 && !d.fp32_weights;
+  st = texmem__kernel_env_create(ctx, half_weights, &rt->env, err);
   for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
   if (st) return fail(rt, st);
   link_gl_ops(rt);

@@ -37,8 +37,8 @@ void main() {
   highp ivec3 q = bcast(pb, oslices, bbc);
 #if defined(TM_B_CONST)
   // q.z = batch * (1 or slices) + slice; bdim.z is the constant's slices.
-  highp vec4 vb = bconst[((q.z / bdim.z) * bdim.y + q.y) * bdim.x * bdim.z + q.x * bdim.z +
-                         q.z % bdim.z];
+  highp vec4 vb = bconst_at(((q.z / bdim.z) * bdim.y + q.y) * bdim.x * bdim.z + q.x * bdim.z +
+                         q.z % bdim.z);
 #elif defined(TM_SELF)
   highp vec4 vb = a_read(q);
 #else

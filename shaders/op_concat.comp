@@ -38,8 +38,21 @@ highp vec4 rd(highp int i, highp ivec3 q) {
   return in0_read(q);
 }
 
-highp int seg_end(highp int s) { return s < 4 ? ends0[s] : ends1[s - 4]; }
-highp int seg_img(highp int s) { return s < 4 ? imgs0[s] : imgs1[s - 4]; }
+highp int seg_end(highp int s) { return s < 4 ? tm_ilane(ends0, s) : tm_ilane(ends1, s - 4); }
+highp int seg_img(highp int s) { return s < 4 ? tm_ilane(imgs0, s) : tm_ilane(imgs1, s - 4); }
+
+// Output channel c (< cfg.z) of pixel xy in batch ob, read from its segment.
+highp float channel(highp ivec2 xy, highp int ob, highp int c) {
+  if (c >= cfg.z) return 0.0;
+  highp int s = 0, start = range.z;
+  while (s < cfg.y - 1 && c >= seg_end(s)) {
+    start = seg_end(s);
+    s++;
+  }
+  highp int k = c - start;
+  highp int z = ob * ((seg_end(s) - start + 3) >> 2) + (k >> 2);
+  return tm_lane(rd(seg_img(s), ivec3(xy, z)), k & 3);
+}
 
 void main() {
   highp ivec3 p = ivec3(gl_GlobalInvocationID);
@@ -62,18 +75,9 @@ void main() {
     else q.z = ob * ((seg_end(s) - start + 3) >> 2) + zs - (start >> 2);
     r = rd(seg_img(s), q);
   } else {
-    for (highp int l = 0; l < 4; l++) {
-      highp int c = 4 * zs + l;
-      if (c >= cfg.z) break;
-      highp int s = 0, start = range.z;
-      while (s < cfg.y - 1 && c >= seg_end(s)) {
-        start = seg_end(s);
-        s++;
-      }
-      highp int k = c - start;
-      highp int z = ob * ((seg_end(s) - start + 3) >> 2) + (k >> 2);
-      r[l] = rd(seg_img(s), ivec3(p.xy, z))[k & 3];
-    }
+    highp int c = 4 * zs;
+    r = vec4(channel(p.xy, ob, c), channel(p.xy, ob, c + 1), channel(p.xy, ob, c + 2),
+             channel(p.xy, ob, c + 3));
   }
   r = clamp(r, act.x, act.y);
   if (act.z > 0.0) r = tanh(r);

@@ -5,8 +5,8 @@
 // groups, index split over the x and y work group counts) so small
 // outputs keep lanes busy. w: 4x4 weight blocks per (group, ky, kx, input
 // slice), see runtime/kernels_conv_common.h; b: bias, one vec4 per output
-// slice.
-#define PX 4
+// slice. The 16 accumulators and the 4 pixels' windows are named
+// variables, never arrays: see tm_lane in tensor.glsl for why.
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y
 uniform highp int quads;  // ceil(batch * output W * H / 4)
@@ -18,6 +18,45 @@ vec4 activate(vec4 v) {
   return act.z > 0.0 ? tanh(v) : v;
 }
 
+// Window origin of flat output pixel k (clamped to the last: pixels past
+// the end read valid texels and are never written): (x, y, first input
+// slice).
+highp ivec3 origin(highp int k, highp int total, highp int npix, highp int islices, highp int ow) {
+  k = min(k, total - 1);
+  highp int b = k / npix;
+  k -= b * npix;
+  return ivec3(ivec2(k % ow, k / ow) * geom.xy - geom.zw, b * islices);
+}
+
+// The tap at offset d of a window: the texel to read (clamped into the
+// input) and whether it lies inside (outside taps count as zero).
+highp ivec3 tap(highp ivec3 o, highp ivec2 d, highp ivec2 size, out bool inside) {
+  highp ivec2 t = o.xy + d;
+  inside = all(greaterThanEqual(t, ivec2(0))) && all(lessThan(t, size));
+  return ivec3(clamp(t, ivec2(0), size - 1), o.z);
+}
+
+// Stores the 4 slices (s0 .. s0+3, those below oslices) of flat output
+// pixel k, if it exists.
+void store(highp int k, highp int s0, highp vec4 c0, highp vec4 c1, highp vec4 c2, highp vec4 c3) {
+  highp ivec3 os = y_shape();
+  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
+  if (k >= npix * nb) return;
+  highp int b = k / npix;
+  k -= b * npix;
+  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
+  y_write(p, activate(c0));
+  if (s0 + 1 < oslices) y_write(p + ivec3(0, 0, 1), activate(c1));
+  if (s0 + 2 < oslices) y_write(p + ivec3(0, 0, 2), activate(c2));
+  if (s0 + 3 < oslices) y_write(p + ivec3(0, 0, 3), activate(c3));
+}
+
+// acc (4 output channels) += the 4 input channels of v through one 4x4
+// weight block (columns w0..w3, one per input channel).
+#define MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
+#define BLOCK(o) \
+  w0 = w_at(wi + 4 * o); w1 = w_at(wi + 4 * o + 1); w2 = w_at(wi + 4 * o + 2); w3 = w_at(wi + 4 * o + 3)
+
 void main() {
   highp int i = int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u +
                     gl_LocalInvocationIndex);
@@ -28,56 +67,51 @@ void main() {
   if (s0 >= oslices) return;
   highp ivec3 is = x_shape();
   highp int islices = is.z / nb;
-  highp int npix = os.x * os.y, total = npix * nb;
-  highp vec4 acc[PX * 4];
-  for (int o = 0; o < 4; o++)
-    for (int j = 0; j < PX; j++) acc[j * 4 + o] = b[s0 + o];
-  // Window origin of each pixel (pixels past the end repeat the last one).
-  highp ivec2 base[PX];
-  highp int zin[PX]; // first input slice of each pixel's batch
-  for (int j = 0; j < PX; j++) {
-    highp int k = min(q * PX + j, total - 1);
-    zin[j] = (k / npix) * islices;
-    k = k % npix;
-    base[j] = ivec2(k % os.x, k / os.x) * geom.xy - geom.zw;
-  }
+  highp int npix = os.x * os.y, total = npix * nb, k = q * 4;
+  highp ivec3 o0 = origin(k, total, npix, islices, os.x);
+  highp ivec3 o1 = origin(k + 1, total, npix, islices, os.x);
+  highp ivec3 o2 = origin(k + 2, total, npix, islices, os.x);
+  highp ivec3 o3 = origin(k + 3, total, npix, islices, os.x);
+  // aPS: pixel P, output slice s0 + S.
+  highp vec4 a00 = b_at(s0), a01 = b_at(s0 + 1), a02 = b_at(s0 + 2), a03 = b_at(s0 + 3);
+  highp vec4 a10 = a00, a11 = a01, a12 = a02, a13 = a03;
+  highp vec4 a20 = a00, a21 = a01, a22 = a02, a23 = a03;
+  highp vec4 a30 = a00, a31 = a01, a32 = a02, a33 = a03;
+  highp vec4 w0, w1, w2, w3;
   highp int wi = g * kern.x * kern.y * islices * 16;
   for (highp int ky = 0; ky < kern.y; ky++) {
     for (highp int kx = 0; kx < kern.x; kx++) {
-      // Taps outside the input read a valid texel and are masked to zero.
-      highp ivec2 src[PX];
-      highp float inside[PX];
-      bool any_inside = false;
-      for (int j = 0; j < PX; j++) {
-        highp ivec2 t = base[j] + ivec2(kx, ky) * kern.zw;
-        bool in_ = all(greaterThanEqual(t, ivec2(0))) && all(lessThan(t, is.xy));
-        inside[j] = in_ ? 1.0 : 0.0;
-        any_inside = any_inside || in_;
-        src[j] = clamp(t, ivec2(0), is.xy - 1);
-      }
-      if (!any_inside) {
+      highp ivec2 d = ivec2(kx, ky) * kern.zw;
+      bool in0, in1, in2, in3;
+      highp ivec3 t0 = tap(o0, d, is.xy, in0), t1 = tap(o1, d, is.xy, in1),
+                  t2 = tap(o2, d, is.xy, in2), t3 = tap(o3, d, is.xy, in3);
+      if (!(in0 || in1 || in2 || in3)) {
         wi += islices * 16;
         continue;
       }
       for (highp int s = 0; s < islices; s++) {
-        highp vec4 v[PX];
-        for (int j = 0; j < PX; j++) v[j] = x_read(ivec3(src[j], zin[j] + s)) * inside[j];
-        for (int o = 0; o < 4; o++) {
-          highp vec4 w0 = w[wi], w1 = w[wi + 1], w2 = w[wi + 2], w3 = w[wi + 3];
-          for (int j = 0; j < PX; j++)
-            acc[j * 4 + o] += v[j].x * w0 + v[j].y * w1 + v[j].z * w2 + v[j].w * w3;
-          wi += 4;
-        }
+        highp ivec3 dz = ivec3(0, 0, s);
+        // Clamped taps read a valid texel; selects keep the loop branch-free.
+        highp vec4 v0 = x_read(t0 + dz), v1 = x_read(t1 + dz), v2 = x_read(t2 + dz),
+                   v3 = x_read(t3 + dz);
+        v0 = in0 ? v0 : vec4(0.0);
+        v1 = in1 ? v1 : vec4(0.0);
+        v2 = in2 ? v2 : vec4(0.0);
+        v3 = in3 ? v3 : vec4(0.0);
+        BLOCK(0);
+        MAC(a00, v0); MAC(a10, v1); MAC(a20, v2); MAC(a30, v3);
+        BLOCK(1);
+        MAC(a01, v0); MAC(a11, v1); MAC(a21, v2); MAC(a31, v3);
+        BLOCK(2);
+        MAC(a02, v0); MAC(a12, v1); MAC(a22, v2); MAC(a32, v3);
+        BLOCK(3);
+        MAC(a03, v0); MAC(a13, v1); MAC(a23, v2); MAC(a33, v3);
+        wi += 16;
       }
     }
   }
-  for (int j = 0; j < PX; j++) {
-    highp int k = q * PX + j;
-    if (k >= total) break;
-    highp int zo = (k / npix) * oslices + s0;
-    k = k % npix;
-    highp ivec2 p = ivec2(k % os.x, k / os.x);
-    for (int o = 0; o < 4; o++)
-      if (s0 + o < oslices) y_write(ivec3(p, zo + o), activate(acc[j * 4 + o]));
-  }
+  store(k, s0, a00, a01, a02, a03);
+  store(k + 1, s0, a10, a11, a12, a13);
+  store(k + 2, s0, a20, a21, a22, a23);
+  store(k + 3, s0, a30, a31, a32, a33);
 }

@@ -6,7 +6,8 @@
 // leave most lanes idle. On llvmpipe the weight (SSBO) and image loads
 // cost far more than the math, so each weight vec4 feeds 4 pixels and
 // each texel read 4 slices. Weight and bias layout as op_conv.comp.
-#define PX 4
+// The 16 accumulators are named variables, never an array: see
+// tm_lane in tensor.glsl for why.
 uniform highp ivec4 geom; // stride x, stride y, pixel quads (ceil(batch*W*H/4)), 0
 uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
 uniform highp int batch;  // pixels run over batch * W * H (0 = 1)
@@ -16,6 +17,36 @@ vec4 activate(vec4 v) {
   return act.z > 0.0 ? tanh(v) : v;
 }
 
+// Source texel of flat output pixel k (clamped to the last: pixels past the
+// end read a valid texel and are never written): (x, y, first input slice).
+highp ivec3 source(highp int k, highp int total, highp int npix, highp int islices, highp int ow) {
+  k = min(k, total - 1);
+  highp int b = k / npix;
+  k -= b * npix;
+  return ivec3(ivec2(k % ow, k / ow) * geom.xy, b * islices);
+}
+
+// Stores the 4 slices (s0 .. s0+3, those below oslices) of flat output
+// pixel k, if it exists.
+void store(highp int k, highp int s0, highp vec4 c0, highp vec4 c1, highp vec4 c2, highp vec4 c3) {
+  highp ivec3 os = y_shape();
+  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
+  if (k >= npix * nb) return;
+  highp int b = k / npix;
+  k -= b * npix;
+  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
+  y_write(p, activate(c0));
+  if (s0 + 1 < oslices) y_write(p + ivec3(0, 0, 1), activate(c1));
+  if (s0 + 2 < oslices) y_write(p + ivec3(0, 0, 2), activate(c2));
+  if (s0 + 3 < oslices) y_write(p + ivec3(0, 0, 3), activate(c3));
+}
+
+// acc (4 output channels) += the 4 input channels of v through one 4x4
+// weight block (columns w0..w3, one per input channel).
+#define MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
+#define BLOCK(o) \
+  w0 = w_at(wi + 4 * o); w1 = w_at(wi + 4 * o + 1); w2 = w_at(wi + 4 * o + 2); w3 = w_at(wi + 4 * o + 3)
+
 void main() {
   highp int i = int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u +
                     gl_LocalInvocationIndex);
@@ -24,39 +55,35 @@ void main() {
   highp int nb = max(batch, 1);
   highp int s0 = g * 4, oslices = os.z / nb;
   if (s0 >= oslices) return;
-  highp ivec3 is = x_shape();
-  highp int islices = is.z / nb;
-  highp int npix = os.x * os.y, total = npix * nb;
-  highp vec4 acc[PX * 4];
-  for (int o = 0; o < 4; o++)
-    for (int j = 0; j < PX; j++) acc[j * 4 + o] = b[s0 + o];
-  // Pixels past the end read a valid texel; never written.
-  highp ivec2 src[PX];
-  highp int zin[PX]; // first input slice of each pixel's batch
-  for (int j = 0; j < PX; j++) {
-    highp int k = min(q * PX + j, total - 1);
-    zin[j] = (k / npix) * islices;
-    k = k % npix;
-    src[j] = ivec2(k % os.x, k / os.x) * geom.xy;
-  }
+  highp int islices = x_shape().z / nb;
+  highp int npix = os.x * os.y, total = npix * nb, k = q * 4;
+  highp ivec3 p0 = source(k, total, npix, islices, os.x);
+  highp ivec3 p1 = source(k + 1, total, npix, islices, os.x);
+  highp ivec3 p2 = source(k + 2, total, npix, islices, os.x);
+  highp ivec3 p3 = source(k + 3, total, npix, islices, os.x);
+  // aPS: pixel P, output slice s0 + S.
+  highp vec4 a00 = b_at(s0), a01 = b_at(s0 + 1), a02 = b_at(s0 + 2), a03 = b_at(s0 + 3);
+  highp vec4 a10 = a00, a11 = a01, a12 = a02, a13 = a03;
+  highp vec4 a20 = a00, a21 = a01, a22 = a02, a23 = a03;
+  highp vec4 a30 = a00, a31 = a01, a32 = a02, a33 = a03;
+  highp vec4 w0, w1, w2, w3;
   highp int wi = g * islices * 16;
   for (highp int s = 0; s < islices; s++) {
-    highp vec4 v[PX];
-    for (int j = 0; j < PX; j++) v[j] = x_read(ivec3(src[j], zin[j] + s));
-    for (int o = 0; o < 4; o++) {
-      highp vec4 w0 = w[wi], w1 = w[wi + 1], w2 = w[wi + 2], w3 = w[wi + 3];
-      for (int j = 0; j < PX; j++)
-        acc[j * 4 + o] += v[j].x * w0 + v[j].y * w1 + v[j].z * w2 + v[j].w * w3;
-      wi += 4;
-    }
+    highp ivec3 dz = ivec3(0, 0, s);
+    highp vec4 v0 = x_read(p0 + dz), v1 = x_read(p1 + dz), v2 = x_read(p2 + dz),
+               v3 = x_read(p3 + dz);
+    BLOCK(0);
+    MAC(a00, v0); MAC(a10, v1); MAC(a20, v2); MAC(a30, v3);
+    BLOCK(1);
+    MAC(a01, v0); MAC(a11, v1); MAC(a21, v2); MAC(a31, v3);
+    BLOCK(2);
+    MAC(a02, v0); MAC(a12, v1); MAC(a22, v2); MAC(a32, v3);
+    BLOCK(3);
+    MAC(a03, v0); MAC(a13, v1); MAC(a23, v2); MAC(a33, v3);
+    wi += 16;
   }
-  for (int j = 0; j < PX; j++) {
-    highp int k = q * PX + j;
-    if (k >= total) break;
-    highp int zo = (k / npix) * oslices + s0;
-    k = k % npix;
-    highp ivec2 p = ivec2(k % os.x, k / os.x);
-    for (int o = 0; o < 4; o++)
-      if (s0 + o < oslices) y_write(ivec3(p, zo + o), activate(acc[j * 4 + o]));
-  }
+  store(k, s0, a00, a01, a02, a03);
+  store(k + 1, s0, a10, a11, a12, a13);
+  store(k + 2, s0, a20, a21, a22, a23);
+  store(k + 3, s0, a30, a31, a32, a33);
 }

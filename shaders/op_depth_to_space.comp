@@ -3,6 +3,13 @@
 // cfg = (bs, C, 0, 0).
 uniform highp ivec4 cfg;
 
+// Output channel c of the texel whose input pixel is q (batch at slice z0).
+highp float channel(highp ivec2 q, highp int base, highp int z0, highp int c) {
+  if (c >= cfg.y) return 0.0;
+  highp int ic = base + c;
+  return tm_lane(src_read(ivec3(q, z0 + (ic >> 2))), ic & 3);
+}
+
 void main() {
   highp ivec3 p = ivec3(gl_GlobalInvocationID);
   if (!dst_inside(p)) return;
@@ -11,12 +18,7 @@ void main() {
   highp int base = ((p.y % bs) * bs + p.x % bs) * cfg.y;
   highp int oslices = (cfg.y + 3) >> 2, islices = (cfg.y * bs * bs + 3) >> 2;
   highp int ob = p.z / oslices, zs = p.z - ob * oslices, z0 = ob * islices;
-  highp vec4 r = vec4(0.0);
-  for (highp int l = 0; l < 4; l++) {
-    highp int c = 4 * zs + l;
-    if (c >= cfg.y) break;
-    highp int ic = base + c;
-    r[l] = src_read(ivec3(q, z0 + (ic >> 2)))[ic & 3];
-  }
-  dst_write(p, r);
+  highp int c = 4 * zs;
+  dst_write(p, vec4(channel(q, base, z0, c), channel(q, base, z0, c + 1),
+                    channel(q, base, z0, c + 2), channel(q, base, z0, c + 3)));
 }

@@ -13,7 +13,7 @@ void main() {
   if (p.x >= os.x || p.y >= os.y) return;
   highp ivec3 is = x_shape();
   highp int zs = z % (os.z / max(batch, 1)); // slice within the batch
-  highp vec4 acc = b[zs];
+  highp vec4 acc = b_at(zs);
   highp ivec2 base = p * geom.xy - geom.zw;
   highp int wi = zs * kern.x * kern.y;
   for (highp int ky = 0; ky < kern.y; ky++) {
@@ -21,7 +21,7 @@ void main() {
     bool row = iy >= 0 && iy < is.y;
     for (highp int kx = 0; kx < kern.x; kx++) {
       highp int ix = base.x + kx * kern.z;
-      if (row && ix >= 0 && ix < is.x) acc += x_read(ivec3(ix, iy, z)) * w[wi];
+      if (row && ix >= 0 && ix < is.x) acc += x_read(ivec3(ix, iy, z)) * w_at(wi);
       wi++;
     }
   }

@@ -2,11 +2,23 @@
 // one invocation = 4 adjacent output pixels (x .. x+3) of one slice. Each kernel row reads the input columns the 4 windows
 // span once ((4-1) * stride + 3 texels instead of 12): image loads cost
 // far more than the selects that route a column to its windows.
-// w: one vec4 per (slice, ky, kx); b: bias vec4 per slice.
-#define PX 4
+// w: one vec4 per (slice, ky, kx); b: bias vec4 per slice. The 4
+// accumulators are named variables, never an array (tm_lane, tensor.glsl).
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
 uniform highp int batch;  // z = batch * slices + slice; 0 = 1
+
+// The contribution of input column v to the window whose tap kx it is
+// (0, 1 or 2; any other kx: none).
+highp vec4 tap(highp int kx, highp vec4 v, highp vec4 w0, highp vec4 w1, highp vec4 w2) {
+  return kx == 0 ? v * w0 : kx == 1 ? v * w1 : kx == 2 ? v * w2 : vec4(0.0);
+}
+
+void store(highp ivec3 p, highp int x, highp vec4 acc) {
+  if (x >= y_shape().x) return;
+  highp vec4 r = clamp(acc, act.x, act.y);
+  y_write(ivec3(x, p.y, p.z), act.z > 0.0 ? tanh(r) : r);
+}
 
 void main() {
   // Flat invocations (64-wide work groups, index split over the x and y
@@ -15,35 +27,34 @@ void main() {
   highp int i = int((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u +
                     gl_LocalInvocationIndex);
   highp ivec3 os = y_shape();
-  highp int quads = (os.x + PX - 1) / PX;
+  highp int quads = (os.x + 3) / 4;
   highp int row = i / quads;
-  highp ivec2 p = ivec2((i - row * quads) * PX, row % os.y);
+  highp ivec2 p = ivec2((i - row * quads) * 4, row % os.y);
   highp int z = row / os.y;
   if (z >= os.z) return;
   highp ivec3 is = x_shape();
   highp int zs = z % (os.z / max(batch, 1)); // slice within the batch
-  highp vec4 acc[PX];
-  for (int j = 0; j < PX; j++) acc[j] = b[zs];
+  highp vec4 a0 = b_at(zs), a1 = a0, a2 = a0, a3 = a0;
   highp ivec2 base = p * geom.xy - geom.zw;
-  highp int cols = (PX - 1) * geom.x + 3;
+  highp int sx = geom.x, cols = 3 * sx + 3;
   highp int wi = zs * 9;
   for (highp int ky = 0; ky < 3; ky++) {
     highp int iy = base.y + ky;
     if (iy < 0 || iy >= is.y) continue;
-    highp vec4 w0 = w[wi + ky * 3], w1 = w[wi + ky * 3 + 1], w2 = w[wi + ky * 3 + 2];
+    highp vec4 w0 = w_at(wi + ky * 3), w1 = w_at(wi + ky * 3 + 1), w2 = w_at(wi + ky * 3 + 2);
     for (highp int c = 0; c < cols; c++) {
       highp int ix = base.x + c;
       highp vec4 v = x_read(ivec3(clamp(ix, 0, is.x - 1), iy, z));
       v = ix >= 0 && ix < is.x ? v : vec4(0.0);
-      for (int j = 0; j < PX; j++) {
-        highp int kx = c - j * geom.x;
-        acc[j] += kx == 0 ? v * w0 : kx == 1 ? v * w1 : kx == 2 ? v * w2 : vec4(0.0);
-      }
+      a0 += tap(c, v, w0, w1, w2);
+      a1 += tap(c - sx, v, w0, w1, w2);
+      a2 += tap(c - 2 * sx, v, w0, w1, w2);
+      a3 += tap(c - 3 * sx, v, w0, w1, w2);
     }
   }
-  for (int j = 0; j < PX; j++) {
-    if (p.x + j >= os.x) break;
-    highp vec4 r = clamp(acc[j], act.x, act.y);
-    y_write(ivec3(p.x + j, p.y, z), act.z > 0.0 ? tanh(r) : r);
-  }
+  highp ivec3 q = ivec3(p, z);
+  store(q, p.x, a0);
+  store(q, p.x + 1, a1);
+  store(q, p.x + 2, a2);
+  store(q, p.x + 3, a3);
 }

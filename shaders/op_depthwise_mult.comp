@@ -7,6 +7,11 @@ uniform highp ivec4 chan; // multiplier M, output channels, 0, 0
 uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
 uniform highp int batch;  // z = batch * slices + slice; 0 = 1
 
+// Input channel c of pixel (ix, iy), batch at slice z0.
+highp float channel(highp int ix, highp int iy, highp int z0, highp int c) {
+  return tm_lane(x_read(ivec3(ix, iy, z0 + c / 4)), c % 4);
+}
+
 void main() {
   highp ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   highp int z = int(gl_WorkGroupID.z);
@@ -18,7 +23,7 @@ void main() {
   // Input channel of each lane (padding lanes repeat the last channel;
   // their weights are zero).
   highp ivec4 ic = min(ivec4(4 * zs) + ivec4(0, 1, 2, 3), ivec4(chan.y - 1)) / chan.x;
-  highp vec4 acc = b[zs];
+  highp vec4 acc = b_at(zs);
   highp ivec2 base = p * geom.xy - geom.zw;
   highp int wi = zs * kern.x * kern.y;
   for (highp int ky = 0; ky < kern.y; ky++) {
@@ -27,10 +32,9 @@ void main() {
     for (highp int kx = 0; kx < kern.x; kx++) {
       highp int ix = base.x + kx * kern.z;
       if (row && ix >= 0 && ix < is.x) {
-        highp vec4 v;
-        for (highp int j = 0; j < 4; j++)
-          v[j] = x_read(ivec3(ix, iy, z0 + ic[j] / 4))[ic[j] % 4];
-        acc += v * w[wi];
+        highp vec4 v = vec4(channel(ix, iy, z0, ic.x), channel(ix, iy, z0, ic.y),
+                            channel(ix, iy, z0, ic.z), channel(ix, iy, z0, ic.w));
+        acc += v * w_at(wi);
       }
       wi++;
     }

@@ -16,11 +16,11 @@ void main() {
   highp int r = ((p.z / fc.y) * os.y + p.y) * os.x + p.x;
   highp ivec3 is = x_shape();
   highp ivec3 q = ivec3(r % is.x, (r / is.x) % is.y, (r / (is.x * is.y)) * fc.x);
-  highp vec4 acc = b[s];
+  highp vec4 acc = b_at(s);
   highp int wi = s * fc.x * 4;
   for (highp int k = 0; k < fc.x; k++) {
     highp vec4 v = x_read(ivec3(q.xy, q.z + k));
-    acc += v.x * w[wi] + v.y * w[wi + 1] + v.z * w[wi + 2] + v.w * w[wi + 3];
+    acc += v.x * w_at(wi) + v.y * w_at(wi + 1) + v.z * w_at(wi + 2) + v.w * w_at(wi + 3);
     wi += 4;
   }
   acc = clamp(acc, act.x, act.y);

@@ -14,13 +14,13 @@ void main() {
   highp int r = ((p.z / fc.y) * os.y + p.y) * os.x + p.x;
   highp ivec3 is = x_shape();
   highp int islices = (fc.x + 3) / 4;
-  highp vec4 acc = b[s];
+  highp vec4 acc = b_at(s);
   highp int wi = s * fc.z;
   highp int f = r * fc.z; // flat BHWC index of the row's first element
   for (highp int k = 0; k < fc.z; k++, f++) {
     highp int c = f % fc.x, t = f / fc.x;
     highp int x = t % is.x, y = (t / is.x) % is.y, bb = t / (is.x * is.y);
-    acc += x_read(ivec3(x, y, bb * islices + c / 4))[c % 4] * w[wi + k];
+    acc += tm_lane(x_read(ivec3(x, y, bb * islices + c / 4)), c % 4) * w_at(wi + k);
   }
   acc = clamp(acc, act.x, act.y);
   y_write(p, act.z > 0.0 ? tanh(acc) : acc);

@@ -20,7 +20,7 @@ void main() {
   highp float c = cos(rot), s = sin(rot);
   highp vec2 lo = vec2(0.0), hi = vec2(0.0);
   for (highp int k = 0; k < prm.z; k++) {
-    highp vec2 q = landmark(int(idx[k >> 2][k & 3]), b);
+    highp vec2 q = landmark(int(tm_lane(idx_at(k >> 2), k & 3)), b);
     highp vec2 t = vec2(c * q.x - s * q.y, s * q.x + c * q.y);
     lo = k == 0 ? t : min(lo, t);
     hi = k == 0 ? t : max(hi, t);

@@ -7,6 +7,11 @@ uniform highp ivec4 before;
 uniform highp int cin;
 uniform highp ivec4 sl;
 
+// Input channel c of pixel q (batch at slice z0); 0 outside the input.
+highp float channel(highp ivec2 q, highp int z0, highp int c) {
+  return c >= 0 && c < cin ? tm_lane(src_read(ivec3(q, z0 + (c >> 2))), c & 3) : 0.0;
+}
+
 void main() {
   highp ivec3 p = ivec3(gl_GlobalInvocationID);
   if (!dst_inside(p)) return;
@@ -21,10 +26,9 @@ void main() {
       highp int z = zs - (before.z >> 2);
       if (z >= 0 && z < islices) r = src_read(ivec3(q, z0 + z));
     } else {
-      for (highp int l = 0; l < 4; l++) {
-        highp int c = 4 * zs + l - before.z;
-        if (c >= 0 && c < cin) r[l] = src_read(ivec3(q, z0 + (c >> 2)))[c & 3];
-      }
+      highp int c = 4 * zs - before.z;
+      r = vec4(channel(q, z0, c), channel(q, z0, c + 1), channel(q, z0, c + 2),
+               channel(q, z0, c + 3));
     }
   }
   dst_write(p, r);

@@ -5,6 +5,17 @@
 // with S slices is at z = b*S + s. cs = (input C, output C, mode, 0).
 uniform highp ivec4 cs;
 
+// Output channel c of pixel (x, y) in batch ob: its dense element, found in
+// the input.
+highp float element(highp ivec3 p, highp int ob, highp int c) {
+  if (c >= cs.y) return 0.0;
+  highp ivec3 is = src_shape(), os = dst_shape();
+  highp int islices = (cs.x + 3) >> 2, plane = is.x * is.y;
+  highp int e = ((ob * os.y + p.y) * os.x + p.x) * cs.y + c;
+  highp int ci = e % cs.x, t = e / cs.x, ib = t / plane, rr = t - ib * plane;
+  return tm_lane(src_read(ivec3(rr % is.x, rr / is.x, ib * islices + (ci >> 2))), ci & 3);
+}
+
 void main() {
   highp ivec3 p = ivec3(gl_GlobalInvocationID);
   if (!dst_inside(p)) return;
@@ -21,13 +32,7 @@ void main() {
     dst_write(p, src_read(ivec3(r % is.x, r / is.x, ib * islices + zs)));
     return;
   }
-  highp vec4 r = vec4(0.0);
-  for (highp int l = 0; l < 4; l++) {
-    highp int c = 4 * zs + l;
-    if (c >= cs.y) break;
-    highp int e = ((ob * os.y + p.y) * os.x + p.x) * cs.y + c;
-    highp int ci = e % cs.x, t = e / cs.x, ib = t / plane, rr = t - ib * plane;
-    r[l] = src_read(ivec3(rr % is.x, rr / is.x, ib * islices + (ci >> 2)))[ci & 3];
-  }
-  dst_write(p, r);
+  highp int c = 4 * zs;
+  dst_write(p, vec4(element(p, ob, c), element(p, ob, c + 1), element(p, ob, c + 2),
+                    element(p, ob, c + 3)));
 }

@@ -9,17 +9,21 @@ uniform highp ivec4 start;
 uniform highp ivec4 step;
 uniform highp ivec4 dims;
 
-highp int pick(highp ivec4 v, highp int i) {
-  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
-
 highp ivec4 source(highp ivec4 o) {
   highp ivec4 q = start;
-  if (feed.x >= 0) q.x += step.x * pick(o, feed.x);
-  if (feed.y >= 0) q.y += step.y * pick(o, feed.y);
-  if (feed.z >= 0) q.z += step.z * pick(o, feed.z);
-  if (feed.w >= 0) q.w += step.w * pick(o, feed.w);
+  if (feed.x >= 0) q.x += step.x * tm_ilane(o, feed.x);
+  if (feed.y >= 0) q.y += step.y * tm_ilane(o, feed.y);
+  if (feed.z >= 0) q.z += step.z * tm_ilane(o, feed.z);
+  if (feed.w >= 0) q.w += step.w * tm_ilane(o, feed.w);
   return q;
+}
+
+// Output channel c of output texel o = (batch, y, x, c), 0 past the
+// output's channels.
+highp float channel(highp ivec4 o, highp int is) {
+  if (o.w >= dims.x) return 0.0;
+  highp ivec4 q = source(o);
+  return tm_lane(src_read(ivec3(q.z, q.y, q.x * is + (q.w >> 2))), q.w & 3);
 }
 
 void main() {
@@ -32,15 +36,11 @@ void main() {
     // Channels map to channels texel by texel.
     highp ivec4 q = source(ivec4(ob, p.y, p.x, 4 * zs));
     r = src_read(ivec3(q.z, q.y, q.x * is + (q.w >> 2)));
-    for (highp int l = 0; l < 4; l++)
-      if (4 * zs + l >= dims.x) r[l] = 0.0;
+    r = mix(vec4(0.0), r, tm_lanes_below(zs, dims.x));
   } else {
-    for (highp int l = 0; l < 4; l++) {
-      highp int c = 4 * zs + l;
-      if (c >= dims.x) break;
-      highp ivec4 q = source(ivec4(ob, p.y, p.x, c));
-      r[l] = src_read(ivec3(q.z, q.y, q.x * is + (q.w >> 2)))[q.w & 3];
-    }
+    highp ivec4 o = ivec4(ob, p.y, p.x, 4 * zs);
+    r = vec4(channel(o, is), channel(o + ivec4(0, 0, 0, 1), is), channel(o + ivec4(0, 0, 0, 2), is),
+             channel(o + ivec4(0, 0, 0, 3), is));
   }
   dst_write(p, r);
 }

@@ -12,19 +12,18 @@ void main() {
   highp int sl = (cfg.x + 3) >> 2, z0 = (p.z / sl) * sl;
   highp float m = -3.402823466e38;
   for (highp int k = 0; k < sl; k++) {
-    highp vec4 v = src_read(ivec3(p.xy, z0 + k));
-    for (highp int l = 0; l < 4; l++)
-      if (4 * k + l < cfg.x) m = max(m, v[l]);
+    highp vec4 v = mix(vec4(m), src_read(ivec3(p.xy, z0 + k)), tm_lanes_below(k, cfg.x));
+    m = max(max(m, max(v.x, v.y)), max(v.z, v.w));
   }
   highp float sum = 0.0;
   for (highp int k = 0; k < sl; k++) {
-    highp vec4 v = src_read(ivec3(p.xy, z0 + k));
-    for (highp int l = 0; l < 4; l++)
-      if (4 * k + l < cfg.x) sum += exp((v[l] - m) * beta);
+    highp vec4 e = exp((src_read(ivec3(p.xy, z0 + k)) - m) * beta);
+    e = mix(vec4(0.0), e, tm_lanes_below(k, cfg.x));
+    sum += e.x; // lane by lane, in channel order
+    sum += e.y;
+    sum += e.z;
+    sum += e.w;
   }
-  highp vec4 v = src_read(p), r = vec4(0.0);
-  highp int c0 = 4 * (p.z - z0);
-  for (highp int l = 0; l < 4; l++)
-    if (c0 + l < cfg.x) r[l] = exp((v[l] - m) * beta) / sum;
-  dst_write(p, r);
+  highp vec4 r = exp((src_read(p) - m) * beta) / sum;
+  dst_write(p, mix(vec4(0.0), r, tm_lanes_below(p.z - z0, cfg.x)));
 }

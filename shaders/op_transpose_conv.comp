@@ -17,7 +17,7 @@ void main() {
   highp int ng = (oslices + 3) / 4;
   highp int bi = int(gl_WorkGroupID.z) / ng, g = int(gl_WorkGroupID.z) - bi * ng;
   highp int s0 = g * 4, zi = bi * islices, zo = bi * oslices + s0;
-  highp vec4 a0 = b[s0], a1 = b[s0 + 1], a2 = b[s0 + 2], a3 = b[s0 + 3];
+  highp vec4 a0 = b_at(s0), a1 = b_at(s0 + 1), a2 = b_at(s0 + 2), a3 = b_at(s0 + 3);
   highp ivec2 q = p + geom.zw; // >= 0: the taps that land here are q - i * stride
   highp int blocks = islices * 16;
   highp int wg = g * kern.x * kern.y * blocks;
@@ -30,10 +30,10 @@ void main() {
       highp int wi = wg + (ky * kern.x + kx) * blocks;
       for (highp int s = 0; s < islices; s++) {
         highp vec4 v = x_read(ivec3(ix, iy, zi + s));
-        a0 += v.x * w[wi] + v.y * w[wi + 1] + v.z * w[wi + 2] + v.w * w[wi + 3];
-        a1 += v.x * w[wi + 4] + v.y * w[wi + 5] + v.z * w[wi + 6] + v.w * w[wi + 7];
-        a2 += v.x * w[wi + 8] + v.y * w[wi + 9] + v.z * w[wi + 10] + v.w * w[wi + 11];
-        a3 += v.x * w[wi + 12] + v.y * w[wi + 13] + v.z * w[wi + 14] + v.w * w[wi + 15];
+        a0 += v.x * w_at(wi) + v.y * w_at(wi + 1) + v.z * w_at(wi + 2) + v.w * w_at(wi + 3);
+        a1 += v.x * w_at(wi + 4) + v.y * w_at(wi + 5) + v.z * w_at(wi + 6) + v.w * w_at(wi + 7);
+        a2 += v.x * w_at(wi + 8) + v.y * w_at(wi + 9) + v.z * w_at(wi + 10) + v.w * w_at(wi + 11);
+        a3 += v.x * w_at(wi + 12) + v.y * w_at(wi + 13) + v.z * w_at(wi + 14) + v.w * w_at(wi + 15);
         wi += 16;
       }
     }

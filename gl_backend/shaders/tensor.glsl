@@ -27,3 +27,35 @@ highp ivec3 tm_coord3(highp ivec3 p, highp ivec4 t, highp int r) {
 bool tm_inside(highp ivec3 p, highp ivec4 t) {
   return all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, t.xyz));
 }
+
+// v rounded to the nearest binary16 value, ties to even, for a store to an
+// RGBA16F image: the float-to-half conversion of imageStore is left to the
+// driver by GLES, and llvmpipe and NVIDIA truncate toward zero, which biases
+// every fp16 tensor low by about 2^-12 of its values and adds up through a
+// network. A value rounded here is exact in binary16, so any conversion then
+// keeps it. Normal halves (|v| >= 2^-14) keep 10 of the float's 23 mantissa
+// bits: add just under half of the dropped 13 bits' unit (plus the kept
+// lowest bit, for ties to even) and clear them; a carry into the exponent is
+// the right result, and infinities stay infinite. Below 2^-14 the step is
+// 2^-24 whatever the exponent: scale, round, scale back (both exact).
+highp vec4 tm_half_rne(highp vec4 v) {
+  highp uvec4 u = floatBitsToUint(v);
+  highp vec4 n = uintBitsToFloat((u + 0x0FFFu + ((u >> 13u) & 1u)) & 0xFFFFE000u);
+  highp vec4 s = roundEven(v * 16777216.0) * (1.0 / 16777216.0);
+  return mix(n, s, lessThan(abs(v), vec4(6.103515625e-05)));
+}
+
+// Component k (0..3) of v, chosen by selects. Shaders never index a vector
+// or an array with a run-time value: a driver may back such an object with
+// per-thread scratch memory, which it reserves for every thread the GPU can
+// hold at once (tens of MiB on a large card, for one shader).
+highp float tm_lane(highp vec4 v, highp int k) {
+  return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+highp int tm_ilane(highp ivec4 v, highp int k) {
+  return k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : v.w;
+}
+// True for the lanes of texel slice zs whose channel 4*zs + lane is < c.
+bvec4 tm_lanes_below(highp int zs, highp int c) {
+  return lessThan(ivec4(4 * zs) + ivec4(0, 1, 2, 3), ivec4(c));
+}

@@ -143,7 +143,8 @@ TEXMEM_API texmem_status texmem_gl_texture_read(texmem_gl_context *ctx, texmem_g
 /* ---- buffers: read-only SSBOs (weights, biases) ---- */
 typedef struct texmem_gl_buffer { uint32_t id; } texmem_gl_buffer; /* 0 = none */
 
-/* size bytes, a multiple of 16 (vec4 elements); data may be NULL (zeros). */
+/* size bytes, a multiple of 8 (a vec4 of binary16; an fp32 buffer needs a
+ * multiple of 16 to hold whole vec4s); data may be NULL (zeros). */
 TEXMEM_API texmem_status texmem_gl_buffer_create(texmem_gl_context *ctx, const void *data,
                                                  size_t size, texmem_gl_buffer *out,
                                                  texmem_error *err);
@@ -234,9 +235,14 @@ typedef struct texmem_gl_program { uint32_t id; } texmem_gl_program; /* 0 = none
  *   ivec3 NAME_shape();  bool NAME_inside(ivec3 p);
  *   vec4 NAME_read(ivec3 p)            (inputs, read-only)
  *   void NAME_write(ivec3 p, vec4 v)   (outputs, write-only)
- * and for every NAME in buffers a read-only SSBO `vec4 NAME[]`. The shader
- * declares its own plain uniforms (set per operation by name). Inputs are
- * image units 0.., outputs follow; buffers are SSBO bindings 0.. */
+ * and for every NAME in buffers a read-only SSBO read as
+ *   vec4 NAME_at(int i)                (the i-th vec4 of the buffer)
+ * (an fp32 buffer is also the array `vec4 NAME[]`). The shader declares its
+ * own plain uniforms (set per operation by name). Inputs are image units
+ * 0.., outputs follow; buffers are SSBO bindings 0..
+ * NAME_write to an RGBA16F texture rounds each value to the nearest fp16
+ * (ties to even) before the store: GLES leaves the rounding of a store's
+ * float-to-half conversion to the driver, and drivers truncate. */
 typedef struct texmem_gl_program_desc {
   const char *name;                 /* for messages */
   const char *source;
@@ -244,6 +250,9 @@ typedef struct texmem_gl_program_desc {
   const char *const *outputs; size_t n_outputs;
   const char *const *buffers; size_t n_buffers;
   uint32_t local_size[3];           /* 0 = 8, 8, 1 */
+  uint32_t half_buffers;            /* bit i set: buffer i holds IEEE binary16
+                                       values (4 a vec4, 8 bytes), read with
+                                       NAME_at; 0 = all fp32 */
 } texmem_gl_program_desc;
 
 /* Compiles a default variant now (so errors show at once); other variants

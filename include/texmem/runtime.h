@@ -35,7 +35,11 @@ typedef struct texmem_runtime_desc {
   uint64_t arena_max_rows;    /* ARENA: rows of one arena texture; 0 = the GL
                                  limit. Smaller values split the arena into
                                  more textures (tests). */
-  texmem_precision precision; /* FP16 (RGBA16F, default) or FP32 (RGBA32F) */
+  texmem_precision precision; /* FP16 (RGBA16F, default) or FP32 (RGBA32F);
+                                 weights and other constants are stored in
+                                 the same precision (fp16: half the bytes) */
+  bool fp32_weights;          /* FP16 runs: keep weights fp32 (the model's
+                                 values, twice the bytes) */
   bool reuse_checker;         /* debug: fail on a read after reuse */
 } texmem_runtime_desc;
 
