@@ -239,26 +239,58 @@ Test(rt_models, face_detection_full_range_sparse) {
   check_cached("face_detection_full_range_sparse.tflite");
 }
 
+/* Texels of the model's largest intermediate tensor (BHWC4: W x H x B*S). */
+static uint64_t largest_texels(const texmem_model *m) {
+  texmem_record *r = NULL;
+  int32_t *of = NULL;
+  size_t n = 0;
+  TG_OK(texmem_model_records(m, 3, TEXMEM_PRECISION_FP16, &r, &n, &of, &tg_err_));
+  uint64_t t = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = r[i].dims[0] * r[i].dims[1] * r[i].dims[2];
+    if (v > t) t = v;
+  }
+  free(r);
+  free(of);
+  return t;
+}
+
 /* A small forced arena height: MobileNet v2's arena splits into several
  * textures, none over the height, and the outputs stay bit-identical to
  * one texture per tensor (reuse checker on); a height below the largest
- * tensor is EXCEEDS_LIMITS naming it. */
+ * tensor is EXCEEDS_LIMITS naming it. Both heights are derived from the
+ * GL's widest texture, so that the split and the refusal happen on every
+ * driver (a fixed 4 rows held a whole arena at NVIDIA's 32768 texels). */
 Test(rt_models, arena_split_under_a_small_height) {
   texmem_gl_context *ctx = tg_context();
+  uint64_t lim[3];
+  texmem_gl_max_dims(ctx, TEXMEM_GL_TARGET_2D, lim);
+  texmem_runtime_desc ad = {.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true};
+  texmem_runtime *rt = NULL;
+  texmem_runtime_stats one;
   texmem_model *m = NULL;
-  TG_OK(texmem_model_mobilenet_v2_sized(5, 64, &m, &tg_err_));
+  /* The fewest rows that still hold the largest tensor at the widest
+   * texture; the input grows until the arena cannot fit one texture of
+   * that many rows. */
+  uint64_t rows = 0;
+  for (uint32_t size = 64; size <= 1024 && !m; size *= 2) {
+    TG_OK(texmem_model_mobilenet_v2_sized(5, size, &m, &tg_err_));
+    TG_OK(texmem_runtime_create(ctx, m, &ad, &rt, &tg_err_));
+    texmem_runtime_get_stats(rt, &one);
+    texmem_runtime_destroy(rt);
+    rows = (largest_texels(m) + lim[0] - 1) / lim[0];
+    if (one.texture_bytes / 8 <= rows * lim[0]) {
+      texmem_model_destroy(m);
+      m = NULL;
+    }
+  }
+  cr_assert_not_null(m, "no MobileNet up to 1024x1024 has an arena past its largest tensor's rows");
   size_t n_in;
   float **in = rt_inputs(m, 3, &n_in);
   texmem_runtime_desc nd = {.strategy = TEXMEM_STRATEGY_NAIVE, .reuse_checker = true};
   rt_outputs naive = rt_run(ctx, m, &nd, in);
-  texmem_runtime_desc ad = {.storage = TEXMEM_STORAGE_ARENA, .reuse_checker = true};
-  texmem_runtime *rt = NULL;
-  TG_OK(texmem_runtime_create(ctx, m, &ad, &rt, &tg_err_));
-  texmem_runtime_stats one;
-  texmem_runtime_get_stats(rt, &one);
-  texmem_runtime_destroy(rt);
   uint64_t d[3];
-  ad.arena_max_rows = 4;
+  ad.arena_max_rows = rows;
   TG_OK(texmem_runtime_create(ctx, m, &ad, &rt, &tg_err_));
   texmem_runtime_stats s;
   texmem_runtime_get_stats(rt, &s);
@@ -266,21 +298,36 @@ Test(rt_models, arena_split_under_a_small_height) {
   cr_assert_gt(s.objects, 1, "W %llu", (unsigned long long)s.linear_width);
   for (size_t o = 0; o < s.objects; o++) {
     texmem_plan_object_dims(p, o, d);
-    cr_assert_leq(d[1], 4);
+    cr_assert_leq(d[1], rows);
     cr_assert_eq(d[0], s.linear_width);
   }
-  cr_log_info("arena at 4 rows: %zu textures, %llu bytes (one texture: %llu)", s.objects,
-              (unsigned long long)s.texture_bytes, (unsigned long long)one.texture_bytes);
+  cr_log_info("arena at %llu rows: %zu textures, %llu bytes (one texture: %llu)",
+              (unsigned long long)rows, s.objects, (unsigned long long)s.texture_bytes,
+              (unsigned long long)one.texture_bytes);
   texmem_runtime_destroy(rt);
   rt_outputs split = rt_run(ctx, m, &ad, in);
-  rt_assert_identical(&naive, &split, "mobilenet_v2 64 split arena vs naive");
+  rt_assert_identical(&naive, &split, "mobilenet_v2 split arena vs naive");
   rt_outputs_free(&split);
-  ad.arena_max_rows = 1;
-  texmem_error err = {0};
-  cr_assert_eq(texmem_runtime_create(ctx, m, &ad, &rt, &err), TEXMEM_STATUS_EXCEEDS_LIMITS);
-  cr_assert(strstr(err.message, "tensor"), "%s", err.message);
   rt_outputs_free(&naive);
   rt_free_arrays(in, n_in);
+  texmem_model_destroy(m);
+  /* One row cannot hold a tensor wider than the widest texture: the input
+   * size doubles until one is (weights do not depend on it). */
+  uint32_t size = 64;
+  do {
+    size *= 2;
+    TG_OK(texmem_model_mobilenet_v2_sized(5, size, &m, &tg_err_));
+    if (largest_texels(m) > lim[0]) break;
+    texmem_model_destroy(m);
+    m = NULL;
+  } while (size < 4096);
+  cr_assert_not_null(m, "no MobileNet input size up to 4096 has a tensor past %llu texels",
+                     (unsigned long long)lim[0]);
+  ad.arena_max_rows = 1;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, m, &ad, &rt, &err), TEXMEM_STATUS_EXCEEDS_LIMITS,
+               "%s", err.message);
+  cr_assert(strstr(err.message, "tensor"), "%s", err.message);
   texmem_model_destroy(m);
   texmem_gl_context_destroy(ctx);
 }
@@ -311,6 +358,31 @@ Test(rt_models, arena_desc_errors) {
   cr_assert_eq(s.objects, 1);
   cr_assert(texmem_plan_is_optimal(texmem_runtime_plan(rt)));
   texmem_runtime_destroy(rt);
+  texmem_model_destroy(m);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* fp16 runs store weights and constants as binary16: half the bytes of an
+ * fp32 run; fp32_weights keeps them as the model has them. */
+Test(rt_models, fp16_weights_take_half_the_bytes) {
+  texmem_gl_context *ctx = tg_context();
+  texmem_model *m = NULL;
+  TG_OK(texmem_model_mobilenet_v2_sized(5, 32, &m, &tg_err_));
+  texmem_runtime_stats s16, s32, s16w32;
+  texmem_runtime_desc d[3] = {{.precision = TEXMEM_PRECISION_FP16},
+                              {.precision = TEXMEM_PRECISION_FP32},
+                              {.precision = TEXMEM_PRECISION_FP16, .fp32_weights = true}};
+  texmem_runtime_stats *s[3] = {&s16, &s32, &s16w32};
+  for (int i = 0; i < 3; i++) {
+    texmem_runtime *rt = NULL;
+    TG_OK(texmem_runtime_create(ctx, m, &d[i], &rt, &tg_err_));
+    texmem_runtime_get_stats(rt, s[i]);
+    texmem_runtime_destroy(rt);
+  }
+  cr_assert_gt(s32.weights_bytes, 3000000); /* MobileNet v2: 3.5 M parameters */
+  cr_assert_eq(s16.weights_bytes * 2, s32.weights_bytes, "fp16 %llu, fp32 %llu bytes",
+               (unsigned long long)s16.weights_bytes, (unsigned long long)s32.weights_bytes);
+  cr_assert_eq(s16w32.weights_bytes, s32.weights_bytes);
   texmem_model_destroy(m);
   texmem_gl_context_destroy(ctx);
 }

@@ -1,0 +1,128 @@
+/* Precision of what shaders store and read: an RGBA16F store rounds to the
+ * nearest binary16 value (ties to even) on every driver, and binary16
+ * buffers read back exactly through NAME_at. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gl_support.h"
+
+/* A pool of one tensor of 2x1x1 texels in `format`; the program writes
+ * uniform v0 to texel 0 and v1 to texel 1 (a buffer's first vec4s when it
+ * has one). */
+static const char *const k_store_src =
+    "uniform highp vec4 v0, v1;\n"
+    "void main() {\n"
+    "  highp ivec3 p = ivec3(gl_GlobalInvocationID);\n"
+    "  if (!dst_inside(p)) return;\n"
+    "#ifdef FROM_BUFFER\n"
+    "  dst_write(p, weights_at(p.x));\n"
+    "#else\n"
+    "  dst_write(p, p.x == 0 ? v0 : v1);\n"
+    "#endif\n"
+    "}\n";
+
+typedef struct one_tensor {
+  texmem_plan *plan;
+  texmem_gl_pool *pool;
+} one_tensor;
+
+static one_tensor one_tensor_pool(texmem_gl_context *ctx, texmem_gl_format format) {
+  static const texmem_record r[] = {{0, {2, 1, 1}, 0, 0}};
+  static const size_t of[] = {0};
+  one_tensor t = {tg_manual_plan(r, 1, 3, of, 1), NULL};
+  texmem_gl_pool_desc pd = {.plan = t.plan, .records = r, .record_count = 1, .dims = 3,
+                            .format = format};
+  TG_OK(texmem_gl_pool_create(ctx, &pd, &t.pool, &tg_err_));
+  return t;
+}
+
+static void one_tensor_free(one_tensor *t) {
+  texmem_gl_pool_destroy(t->pool);
+  texmem_plan_destroy(t->plan);
+}
+
+/* Stores v0, v1 through a program into an RGBA16F tensor; out: 8 floats. */
+static void store_fp16(texmem_gl_context *ctx, const float v0[4], const float v1[4], float *out) {
+  static const char *const dst[] = {"dst"};
+  texmem_gl_program_desc d = {.name = "store", .source = k_store_src, .outputs = dst,
+                              .n_outputs = 1, .local_size = {2, 1, 1}};
+  texmem_gl_program prog;
+  TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
+  one_tensor t = one_tensor_pool(ctx, TEXMEM_GL_RGBA16F);
+  texmem_gl_uniform u[2] = {{.name = "v0", .type = TEXMEM_GL_VEC4},
+                            {.name = "v1", .type = TEXMEM_GL_VEC4}};
+  memcpy(u[0].f, v0, sizeof u[0].f);
+  memcpy(u[1].f, v1, sizeof u[1].f);
+  const size_t t0 = 0;
+  texmem_gl_op op = {.program = prog, .outputs = &t0, .n_outputs = 1, .uniforms = u,
+                     .n_uniforms = 2};
+  TG_OK(texmem_gl_run(t.pool, &op, 1, NULL, &tg_err_));
+  TG_OK(texmem_gl_tensor_read(t.pool, 0, out, &tg_err_));
+  one_tensor_free(&t);
+  texmem_gl_program_destroy(ctx, prog);
+}
+
+/* Values between two binary16 neighbours: a truncating store gives the
+ * lower magnitude of each, round to nearest the one named. */
+Test(gl_precision, fp16_stores_round_to_nearest_even) {
+  texmem_gl_context *ctx = tg_context();
+  const float u10 = ldexpf(1.0f, -10), u24 = ldexpf(1.0f, -24);
+  const float v0[4] = {1.0f + 0.75f * u10, 1.0f + 0.5f * u10, 1.0f + 1.5f * u10,
+                       -(1.0f + 0.75f * u10)};
+  const float v1[4] = {0.75f * u24, 1.5f * u24, 65519.0f, 1000.7f};
+  const float want[8] = {
+      1.0f + u10,    /* above the midpoint: up (truncation: 1) */
+      1.0f,          /* a tie: to the even neighbour, 1 */
+      1.0f + 2 * u10, /* a tie: to the even neighbour, up (truncation: 1 + u10) */
+      -(1.0f + u10), /* the same magnitude rule below zero */
+      u24,           /* subnormal: 0.75 of the step rounds up (truncation: 0) */
+      2 * u24,       /* subnormal tie: to even (truncation: u24) */
+      65504.0f,      /* below the midpoint to infinity: the largest half */
+      1000.5f};      /* step 0.5 here: 1000.7 -> 1000.5 */
+  float out[8];
+  store_fp16(ctx, v0, v1, out);
+  for (int i = 0; i < 8; i++)
+    cr_assert_eq(out[i], want[i], "value %d: stored %.9g, the nearest half is %.9g", i, out[i],
+                 want[i]);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* A binary16 buffer read through NAME_at gives its halves exactly; a
+ * half_buffers bit past the program's buffers is refused. */
+Test(gl_precision, half_buffers_read_exactly) {
+  texmem_gl_context *ctx = tg_context();
+  static const char *const dst[] = {"dst"}, *const bufs[] = {"weights"};
+  char src[1024];
+  snprintf(src, sizeof src, "#define FROM_BUFFER 1\n%s", k_store_src);
+  texmem_gl_program_desc d = {.name = "from_half_buffer", .source = src, .outputs = dst,
+                              .n_outputs = 1, .buffers = bufs, .n_buffers = 1,
+                              .local_size = {2, 1, 1}, .half_buffers = 1};
+  texmem_gl_program prog;
+  TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
+  /* 1.5, -2.25, 65504, 2^-24; 0.1 (0x2E66), -0, 1024, 3.0 */
+  const uint16_t halves[8] = {0x3E00, 0xC080, 0x7BFF, 0x0001, 0x2E66, 0x8000, 0x6400, 0x4200};
+  const float want[8] = {1.5f, -2.25f, 65504.0f, ldexpf(1.0f, -24), 0.0999755859375f, -0.0f,
+                         1024.0f, 3.0f};
+  texmem_gl_buffer b;
+  TG_OK(texmem_gl_buffer_create(ctx, halves, sizeof halves, &b, &tg_err_));
+  one_tensor t = one_tensor_pool(ctx, TEXMEM_GL_RGBA32F);
+  const size_t t0 = 0;
+  texmem_gl_op op = {.program = prog, .outputs = &t0, .n_outputs = 1, .buffers = &b,
+                     .n_buffers = 1};
+  TG_OK(texmem_gl_run(t.pool, &op, 1, NULL, &tg_err_));
+  float out[8];
+  TG_OK(texmem_gl_tensor_read(t.pool, 0, out, &tg_err_));
+  for (int i = 0; i < 8; i++)
+    cr_assert(out[i] == want[i] && signbit(out[i]) == signbit(want[i]),
+              "half %d (0x%04x): read %.9g, want %.9g", i, halves[i], out[i], want[i]);
+  one_tensor_free(&t);
+  texmem_gl_buffer_destroy(ctx, b);
+  texmem_gl_program_destroy(ctx, prog);
+
+  d.half_buffers = 2; /* buffer 1 does not exist */
+  texmem_error err = {0};
+  cr_assert_eq(texmem_gl_program_create(ctx, &d, &prog, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "half_buffers"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+}
