@@ -147,13 +147,14 @@ static tfl_run tflite(const char *model, float **inputs, const size_t *counts, s
 
 /* ---- texmem ---- */
 
-/* Creates the fp32 runtime and runs it; returns the create status (OK:
- * outputs filled). Any failure after create fails the test. */
-static texmem_status texmem_run(texmem_gl_context *ctx, const texmem_model *m, float **inputs,
-                                rt_outputs *o, texmem_error *err) {
-  texmem_runtime_desc d = {.precision = TEXMEM_PRECISION_FP32};
+/* Creates the runtime (fp32 unless desc says) and runs it; returns the
+ * create status (OK: outputs filled). Any failure after create fails the
+ * test. */
+static texmem_status texmem_run_desc(texmem_gl_context *ctx, const texmem_model *m,
+                                     const texmem_runtime_desc *d, float **inputs, rt_outputs *o,
+                                     texmem_error *err) {
   texmem_runtime *rt = NULL;
-  texmem_status st = texmem_runtime_create(ctx, m, &d, &rt, err);
+  texmem_status st = texmem_runtime_create(ctx, m, d, &rt, err);
   if (st) return st;
   size_t n_in, n_out;
   texmem_model_inputs(m, &n_in);
@@ -172,6 +173,12 @@ static texmem_status texmem_run(texmem_gl_context *ctx, const texmem_model *m, f
   }
   texmem_runtime_destroy(rt);
   return TEXMEM_STATUS_OK;
+}
+
+static texmem_status texmem_run(texmem_gl_context *ctx, const texmem_model *m, float **inputs,
+                                rt_outputs *o, texmem_error *err) {
+  texmem_runtime_desc d = {.precision = TEXMEM_PRECISION_FP32};
+  return texmem_run_desc(ctx, m, &d, inputs, o, err);
 }
 
 /* "1,2,3" -> element count. */
@@ -238,21 +245,38 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
-  char cbuf[1024];
-  const char *cache = model_cache(cbuf, sizeof cbuf);
+/* The .tflite files of the model cache, sorted (malloc'd names); n >= 1. */
+static size_t list_models(const char *cache, char **names, size_t cap) {
   DIR *dp = opendir(cache);
   cr_assert_not_null(dp, "no model cache %s: run tools/fetch_models.sh", cache);
-  char *names[256];
   size_t n = 0;
   for (struct dirent *e; (e = readdir(dp));) {
     size_t len = strlen(e->d_name);
-    if (len > 7 && strcmp(e->d_name + len - 7, ".tflite") == 0 && n < 256)
+    if (len > 7 && strcmp(e->d_name + len - 7, ".tflite") == 0 && n < cap)
       names[n++] = strdup(e->d_name);
   }
   closedir(dp);
   cr_assert_gt(n, 0, "no .tflite in %s: run tools/fetch_models.sh", cache);
   qsort(names, n, sizeof *names, by_name);
+  return n;
+}
+
+/* Loads a cached model; models with dynamic dimensions get the input shape
+ * the model list gives them (tests/models_list.h). */
+static texmem_status load_cached(const char *path, const char *file, texmem_model **m,
+                                 texmem_error *err) {
+  texmem_input_shape shape = {0};
+  texmem_model_load_desc ld = {0};
+  for (size_t j = 0; j < TT_N_MODELS; j++)
+    if (!strcmp(tt_models[j].file, file)) ld = tt_model_load_desc(j, &shape);
+  return texmem_model_load_tflite_desc(path, &ld, m, err);
+}
+
+Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
+  char cbuf[1024];
+  const char *cache = model_cache(cbuf, sizeof cbuf);
+  char *names[256];
+  size_t n = list_models(cache, names, 256);
 
   texmem_gl_context *ctx = tg_context();
   char *dir = make_tmpdir();
@@ -267,13 +291,7 @@ Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
     snprintf(path, sizeof path, "%s/%s", cache, names[k]);
     texmem_model *m = NULL;
     texmem_error err = {0};
-    /* Models with dynamic dimensions get the input shape the model list
-     * gives them (tests/models_list.h). */
-    texmem_input_shape shape = {0};
-    texmem_model_load_desc ld = {0};
-    for (size_t j = 0; j < TT_N_MODELS; j++)
-      if (!strcmp(tt_models[j].file, names[k])) ld = tt_model_load_desc(j, &shape);
-    texmem_status st = texmem_model_load_tflite_desc(path, &ld, &m, &err);
+    texmem_status st = load_cached(path, names[k], &m, &err);
     cr_assert(st == TEXMEM_STATUS_OK || st == TEXMEM_STATUS_UNSUPPORTED_OP, "%s: %s: %s", names[k],
               texmem_status_name(st), err.message);
     size_t n_in = 0;
@@ -331,6 +349,145 @@ Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
   remove_tmpdir(dir);
   texmem_gl_context_destroy(ctx);
   cr_assert_gt(compared, 0, "no model was compared with TFLite");
+}
+
+/* ---- real models in fp16 ---- */
+
+/* fp16 runs (binary16 textures and weights, fp32 arithmetic) against
+ * TFLite's fp32, per output: the error is max |err| / max |ref|, or max
+ * |err| itself for an output whose values all lie below binary16's normal
+ * range (2^-14, such as a presence score near 1e-6). The tolerance is
+ * FP16_REL (FP16_ABS absolutely), except where binary16 storage alone is
+ * further off: the emulation (the same run with fp32 weights: every stored
+ * tensor rounded to nearest, nothing else) measures that, and there fp16
+ * must stay within FP16_EMU times its error (plus FP16_FLOOR, for outputs
+ * the emulation gets exact). So fp16 may add at most half of the storage
+ * rounding's own error, and nothing where storage is exact enough. */
+#define FP16_REL 0.05
+#define FP16_ABS 1e-4
+#define FP16_EMU 1.5
+#define FP16_FLOOR 2e-3
+#define FP16_NORMAL 6.103515625e-05
+
+/* Inputs that look like a camera's: smooth colour gradients and a few
+ * soft blobs in [0.1, 0.9] (what image models see after normalising, in
+ * either [0, 1] or [-1, 1] conventions), unlike rt_inputs' white noise. */
+static float **smooth_inputs(const texmem_model *m, size_t *n) {
+  const int32_t *in = texmem_model_inputs(m, n);
+  float **v = calloc(*n + 1, sizeof *v);
+  cr_assert_not_null(v);
+  for (size_t i = 0; i < *n; i++) {
+    const texmem_tensor *t = texmem_model_tensor(m, (size_t)in[i]);
+    size_t cnt = (size_t)t->b * t->h * t->w * t->c, k = 0;
+    v[i] = malloc((cnt + 1) * sizeof **v);
+    cr_assert_not_null(v[i]);
+    for (uint32_t b = 0; b < t->b; b++)
+      for (uint32_t y = 0; y < t->h; y++)
+        for (uint32_t x = 0; x < t->w; x++)
+          for (uint32_t c = 0; c < t->c; c++) {
+            double u = (x + 0.5) / t->w, w = (y + 0.5) / t->h;
+            double g = 0.35 * sin(6.1 * u + 1.7 * c + b) * cos(4.3 * w - 0.9 * c);
+            double blob = 0.15 * exp(-((u - 0.6) * (u - 0.6) + (w - 0.4) * (w - 0.4)) * 18.0);
+            v[i][k++] = (float)(0.5 + g + blob);
+          }
+  }
+  return v;
+}
+
+/* max |got - ref| over output i, and max |ref|. */
+static void output_error(const rt_outputs *o, const tfl_run *r, size_t i, double *err,
+                         double *mag) {
+  *err = *mag = 0.0;
+  for (size_t k = 0; k < r->count[i]; k++) {
+    double w = r->v[i][k], g = o->v[i][k];
+    cr_assert(isfinite(g), "output %zu value %zu: %g", i, k, g);
+    if (fabs(w) > *mag) *mag = fabs(w);
+    if (fabs(g - w) > *err) *err = fabs(g - w);
+  }
+}
+
+/* One model, one input set: fp16 (weights fp16) and the store-rounding
+ * emulation (fp16 textures, fp32 weights) against TFLite, logged per output;
+ * fp16 must be within the tolerance. */
+static void check_fp16(texmem_gl_context *ctx, const char *name, const char *what,
+                       const char *path, const texmem_model *m, float **in, const char *dir) {
+  size_t n_in, n_out;
+  const int32_t *ins = texmem_model_inputs(m, &n_in);
+  const int32_t *outs = texmem_model_outputs(m, &n_out);
+  size_t counts[MAX_IO] = {0};
+  for (size_t i = 0; i < n_in; i++) counts[i] = elements(texmem_model_tensor(m, (size_t)ins[i]));
+  tfl_run r = tflite(path, in, counts, n_in, dir);
+  cr_assert_eq(r.rc, 0, "%s: TFLite did not run it: %s", name, r.msg);
+  texmem_runtime_desc d16 = {.precision = TEXMEM_PRECISION_FP16};
+  texmem_runtime_desc emu = {.precision = TEXMEM_PRECISION_FP16, .fp32_weights = true};
+  rt_outputs o16 = {0}, oe = {0};
+  TG_OK(texmem_run_desc(ctx, m, &d16, in, &o16, &tg_err_));
+  TG_OK(texmem_run_desc(ctx, m, &emu, in, &oe, &tg_err_));
+  cr_assert_eq(r.n_out, n_out);
+  for (size_t i = 0; i < n_out; i++) {
+    const texmem_tensor *t = texmem_model_tensor(m, (size_t)outs[i]);
+    cr_assert_eq(o16.count[i], r.count[i]);
+    double e16, ee, mag;
+    output_error(&oe, &r, i, &ee, &mag);
+    output_error(&o16, &r, i, &e16, &mag);
+    bool tiny = mag < FP16_NORMAL;
+    double rel16 = tiny ? e16 : e16 / mag, rele = tiny ? ee : ee / mag;
+    cr_log_info("oracle fp16: %s (%s) output %zu \"%s\" [%s]: max |ref| %.3g, error %s %.3g, "
+                "rounding emulation %.3g, ratio %.2f", name, what, i, t->name, r.shape[i], mag,
+                tiny ? "(absolute)" : "of max |ref|", rel16, rele, rele > 0 ? rel16 / rele : 0.0);
+    fprintf(stderr, "fp16 | %s | %s | %s | %.3g | %.3g | %.3g\n", name, what, t->name, mag, rel16,
+            rele);
+    double base = tiny ? FP16_ABS : FP16_REL;
+    double lim = FP16_EMU * rele + FP16_FLOOR * base / FP16_REL;
+    if (lim < base) lim = base;
+    cr_assert(rel16 <= lim,
+              "%s (%s): output %zu \"%s\": fp16 error %.3g %s, the rounding emulation's %.3g "
+              "(limit %.3g: %g, or %g x the emulation's where that is more)", name, what, i,
+              t->name, rel16, tiny ? "absolute" : "of max |ref|", rele, lim, base, FP16_EMU);
+  }
+  tfl_free(&r);
+  rt_outputs_free(&o16);
+  rt_outputs_free(&oe);
+}
+
+Test(oracle, real_models_fp16, .timeout = 560, .fini = cleanup) {
+  char cbuf[1024];
+  const char *cache = model_cache(cbuf, sizeof cbuf);
+  char *names[256];
+  size_t n = list_models(cache, names, 256), compared = 0;
+  texmem_gl_context *ctx = tg_context();
+  char *dir = make_tmpdir();
+  for (size_t k = 0; k < n; k++) {
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", cache, names[k]);
+    texmem_model *m = NULL;
+    texmem_error err = {0};
+    texmem_runtime *rt = NULL;
+    /* Models the fp32 test lists as refused or not loadable are skipped
+     * here (that test checks why); every other model runs in fp16. */
+    bool run = tt_model_in_run(names[k]) && !load_cached(path, names[k], &m, &err) &&
+               !texmem_runtime_create(ctx, m, NULL, &rt, &err);
+    texmem_runtime_destroy(rt);
+    if (run) {
+      tfl_run probe = tflite(path, NULL, NULL, 0, dir);
+      run = probe.rc == 0;
+      tfl_free(&probe);
+    }
+    if (run) {
+      size_t n_in;
+      float **noise = rt_inputs(m, 7, &n_in), **smooth = smooth_inputs(m, &n_in);
+      check_fp16(ctx, names[k], "noise", path, m, noise, dir);
+      check_fp16(ctx, names[k], "smooth", path, m, smooth, dir);
+      rt_free_arrays(noise, n_in);
+      rt_free_arrays(smooth, n_in);
+      compared++;
+    }
+    texmem_model_destroy(m);
+    free(names[k]);
+  }
+  remove_tmpdir(dir);
+  texmem_gl_context_destroy(ctx);
+  cr_assert_gt(compared, 0, "no model was compared with TFLite in fp16");
 }
 
 /* ---- single-operator models ---- */
