@@ -135,6 +135,10 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
   l->max_ssbo_bindings = get_int(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS);
   l->max_work_group_invocations = get_int(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS);
   l->max_shared_memory = get_int(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE);
+  GLint64 ssbo = 0; /* a 64-bit state (GLES 3.1 state table) */
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
+  l->max_ssbo_size = ssbo;
+  l->max_compute_ssbos = get_int(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS);
   for (GLuint i = 0; i < 3; i++) {
     GLint v = 0;
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, i, &v);
@@ -407,6 +411,13 @@ void texmem_gl_max_dims(const texmem_gl_context *ctx, texmem_gl_target t, uint64
       max_dims[0] = max_dims[1] = (uint64_t)l->max_2d_size;
       max_dims[2] = 1;
       break;
+    case TEXMEM_GL_TARGET_BUFFER: {
+      /* Shaders index texels with a 32-bit int. */
+      uint64_t texels = l->max_ssbo_size > 0 ? (uint64_t)l->max_ssbo_size / 16 : 0;
+      max_dims[0] = max_dims[2] = 1;
+      max_dims[1] = texels < INT32_MAX ? texels : INT32_MAX;
+      break;
+    }
     default:
       max_dims[0] = max_dims[1] = (uint64_t)l->max_2d_size;
       max_dims[2] = (uint64_t)l->max_array_layers;

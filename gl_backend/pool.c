@@ -17,7 +17,8 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
   if (!ctx || !desc || !desc->plan)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context, desc or plan is NULL");
   const texmem_plan *plan = desc->plan;
-  bool arena = desc->storage == TEXMEM_STORAGE_ARENA;
+  bool buffer = desc->storage == TEXMEM_STORAGE_BUFFER;
+  bool arena = desc->storage == TEXMEM_STORAGE_ARENA || buffer;
   if (desc->storage != TEXMEM_STORAGE_OBJECTS && !arena)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown storage %d",
                         (int)desc->storage);
@@ -26,6 +27,10 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
   if (arena && !arena_plan)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "arena storage needs an arena plan (offsets, linear layout)");
+  if (buffer && texmem_plan_linear_width(plan) != 1)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "buffer storage needs an arena plan of width 1 (rows are texels), not %llu",
+                        (unsigned long long)texmem_plan_linear_width(plan));
   if (!arena && texmem_plan_get_kind(plan) != TEXMEM_PLAN_OBJECTS)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
                         arena_plan ? "an arena plan needs arena storage (TEXMEM_STORAGE_ARENA)"
@@ -102,7 +107,9 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
   for (size_t o = 0; o < k && !st; o++) {
     texmem_plan_object_dims(plan, o, td[o].dims);
     td[o].format = desc->object_formats ? desc->object_formats[o] : desc->format;
-    if (pool->layout == TEXMEM_LAYOUT_LINEAR || desc->dims == 2)
+    if (buffer)
+      td[o].target = TEXMEM_GL_TARGET_BUFFER;
+    else if (pool->layout == TEXMEM_LAYOUT_LINEAR || desc->dims == 2)
       td[o].target = TEXMEM_GL_TARGET_2D;
     else
       td[o].target = desc->array_target == TEXMEM_GL_TARGET_3D ? TEXMEM_GL_TARGET_3D

@@ -77,12 +77,90 @@ static bool valid_name(const char *s) {
   return true;
 }
 
-/* Variant key byte: target (0 2D, 1 2D_ARRAY, 2 3D) | format << 2. */
-enum { KEY_2D = 0, KEY_ARRAY = 1, KEY_3D = 2 };
+/* Variant key byte: target (0 2D, 1 2D_ARRAY, 2 3D, 3 buffer) | format << 2
+ * (1: RGBA16F) | slot << 3 for buffers: the first binding of the dispatch
+ * on the same buffer (arena tensors share one SSBO binding). */
+enum { KEY_2D = 0, KEY_ARRAY = 1, KEY_3D = 2, KEY_BUFFER = 3 };
+#define KEY_TARGET(k) ((k)&3)
+#define KEY_HALF(k) (((k) >> 2) & 1)
+#define KEY_SLOT(k) ((k) >> 3)
 
-static uint8_t key_of(const texmem__gl_tex *t) {
-  uint8_t k = t->target == GL_TEXTURE_2D ? KEY_2D : t->target == GL_TEXTURE_3D ? KEY_3D : KEY_ARRAY;
-  return (uint8_t)(k | (t->desc.format == TEXMEM_GL_RGBA16F ? 1 << 2 : 0));
+static uint8_t key_of(const texmem__gl_tex *t, size_t slot) {
+  uint8_t k = t->target == GL_TEXTURE_2D               ? KEY_2D
+              : t->target == GL_TEXTURE_3D             ? KEY_3D
+              : t->target == GL_SHADER_STORAGE_BUFFER  ? KEY_BUFFER
+                                                       : KEY_ARRAY;
+  k = (uint8_t)(k | (t->desc.format == TEXMEM_GL_RGBA16F ? 1 << 2 : 0));
+  return KEY_TARGET(k) == KEY_BUFFER ? (uint8_t)(k | slot << 3) : k;
+}
+
+/* SSBO binding of buffer slot `slot` (a binding index): after the
+ * program's own buffers, one per distinct slot in binding order. */
+static size_t slot_binding(const texmem__gl_prog *p, const uint8_t *key, size_t slot) {
+  size_t b = p->n_buffers;
+  for (size_t j = 0; j < slot; j++)
+    if (KEY_TARGET(key[j]) == KEY_BUFFER && KEY_SLOT(key[j]) == j) b++;
+  return b;
+}
+
+/* Declares the SSBO of buffer slot i: read-only unless an output uses it. */
+static void buffer_slot_source(sbuf *b, const texmem__gl_prog *p, const uint8_t *key, size_t i) {
+  bool written = false;
+  for (size_t j = i; j < p->n_inputs + p->n_outputs; j++)
+    if (KEY_TARGET(key[j]) == KEY_BUFFER && KEY_SLOT(key[j]) == i && j >= p->n_inputs)
+      written = true;
+  sb_printf(b, "layout(std430, binding = %zu) %sbuffer tm_s_%zu { highp %s tm_sd_%zu[]; };\n",
+            slot_binding(p, key, i), written ? "" : "readonly ", i,
+            KEY_HALF(key[i]) ? "uvec2" : "vec4", i);
+}
+
+/* NAME_read / NAME_write of binding i on a buffer: texel tm_index of its
+ * slot's array, binary16 pairs unpacked or rounded and packed. */
+static void buffer_access_source(sbuf *b, const char *nm, bool in, uint8_t key) {
+  size_t s = KEY_SLOT(key);
+  if (in && KEY_HALF(key))
+    sb_printf(b, "highp vec4 %s_read(highp ivec3 p) { highp uvec2 u = tm_sd_%zu[tm_index(p, tm_t_%s, "
+                 "tm_r_%s)]; return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }\n",
+              nm, s, nm, nm);
+  else if (in)
+    sb_printf(b, "highp vec4 %s_read(highp ivec3 p) { return tm_sd_%zu[tm_index(p, tm_t_%s, tm_r_%s)]; }\n",
+              nm, s, nm, nm);
+  else if (KEY_HALF(key))
+    sb_printf(b, "void %s_write(highp ivec3 p, highp vec4 v) { highp vec4 h = tm_half_rne(v); "
+                 "tm_sd_%zu[tm_index(p, tm_t_%s, tm_r_%s)] = uvec2(packHalf2x16(h.xy), "
+                 "packHalf2x16(h.zw)); }\n",
+              nm, s, nm, nm);
+  else
+    sb_printf(b, "void %s_write(highp ivec3 p, highp vec4 v) { tm_sd_%zu[tm_index(p, tm_t_%s, tm_r_%s)] = v; }\n",
+              nm, s, nm, nm);
+}
+
+/* An image binding's uniform block, declaration and accessors. */
+static void image_source(sbuf *b, const texmem__gl_prog *p, const uint8_t *key, size_t i) {
+  const char *nm = p->images[i];
+  bool in = i < p->n_inputs;
+  int tgt = KEY_TARGET(key[i]);
+  sb_printf(b,
+            "uniform highp ivec4 tm_t_%s;\n"
+            "uniform highp int tm_r_%s;\n"
+            "highp ivec3 %s_shape() { return tm_t_%s.xyz; }\n"
+            "bool %s_inside(highp ivec3 p) { return tm_inside(p, tm_t_%s); }\n",
+            nm, nm, nm, nm, nm, nm);
+  if (tgt == KEY_BUFFER) {
+    if (KEY_SLOT(key[i]) == i) buffer_slot_source(b, p, key, i);
+    buffer_access_source(b, nm, in, key[i]);
+    return;
+  }
+  const char *type = tgt == KEY_2D ? "image2D" : tgt == KEY_3D ? "image3D" : "image2DArray";
+  const char *coord = tgt == KEY_2D ? "tm_coord2" : "tm_coord3";
+  sb_printf(b, "layout(binding = %zu, %s) %s uniform highp %s tm_img_%s;\n", i,
+            KEY_HALF(key[i]) ? "rgba16f" : "rgba32f", in ? "readonly" : "writeonly", type, nm);
+  if (in)
+    sb_printf(b, "highp vec4 %s_read(highp ivec3 p) { return imageLoad(tm_img_%s, %s(p, tm_t_%s, tm_r_%s)); }\n",
+              nm, nm, coord, nm, nm);
+  else /* fp16: round to nearest here, the store's own conversion truncates */
+    sb_printf(b, "void %s_write(highp ivec3 p, highp vec4 v) { imageStore(tm_img_%s, %s(p, tm_t_%s, tm_r_%s), %s); }\n",
+              nm, nm, coord, nm, nm, KEY_HALF(key[i]) ? "tm_half_rne(v)" : "v");
 }
 
 static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
@@ -94,28 +172,7 @@ static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
   sb_printf(&b, "layout(local_size_x = %u, local_size_y = %u, local_size_z = %u) in;\n",
             p->local[0], p->local[1], p->local[2]);
   sb_puts(&b, texmem__gl_shader_source("tensor.glsl"));
-  size_t n_img = p->n_inputs + p->n_outputs;
-  for (size_t i = 0; i < n_img; i++) {
-    const char *nm = p->images[i];
-    bool in = i < p->n_inputs;
-    int tgt = key[i] & 3;
-    const char *type = tgt == KEY_2D ? "image2D" : tgt == KEY_3D ? "image3D" : "image2DArray";
-    const char *coord = tgt == KEY_2D ? "tm_coord2" : "tm_coord3";
-    const char *fmt = key[i] >> 2 ? "rgba16f" : "rgba32f";
-    sb_printf(&b,
-              "layout(binding = %zu, %s) %s uniform highp %s tm_img_%s;\n"
-              "uniform highp ivec4 tm_t_%s;\n"
-              "uniform highp int tm_r_%s;\n"
-              "highp ivec3 %s_shape() { return tm_t_%s.xyz; }\n"
-              "bool %s_inside(highp ivec3 p) { return tm_inside(p, tm_t_%s); }\n",
-              i, fmt, in ? "readonly" : "writeonly", type, nm, nm, nm, nm, nm, nm, nm);
-    if (in)
-      sb_printf(&b, "highp vec4 %s_read(highp ivec3 p) { return imageLoad(tm_img_%s, %s(p, tm_t_%s, tm_r_%s)); }\n",
-                nm, nm, coord, nm, nm);
-    else /* fp16: round to nearest here, the store's own conversion truncates */
-      sb_printf(&b, "void %s_write(highp ivec3 p, highp vec4 v) { imageStore(tm_img_%s, %s(p, tm_t_%s, tm_r_%s), %s); }\n",
-                nm, nm, coord, nm, nm, key[i] >> 2 ? "tm_half_rne(v)" : "v");
-  }
+  for (size_t i = 0; i < p->n_inputs + p->n_outputs; i++) image_source(&b, p, key, i);
   for (size_t i = 0; i < p->n_buffers; i++) {
     const char *nm = p->buffers[i];
     if (p->writable_buffers)
@@ -425,8 +482,15 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
       return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS,
                           "program %s: tensor %s is too large for int coordinates", p->name,
                           p->images[i]);
-    key[i] = key_of(images[i].tex);
+    size_t slot = 0; /* buffers: the first binding of the same one */
+    while (images[slot].tex != images[i].tex) slot++;
+    key[i] = key_of(images[i].tex, slot);
   }
+  size_t ssbos = slot_binding(p, key, n_img);
+  if ((int64_t)ssbos > ctx->limits.max_compute_ssbos)
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
+                        "program %s: %zu storage buffers exceed the limit %lld", p->name, ssbos,
+                        (long long)ctx->limits.max_compute_ssbos);
   uint32_t groups[3];
   bool auto_groups = !groups_in || (!groups_in[0] && !groups_in[1] && !groups_in[2]);
   for (int k = 0; k < 3; k++) {
@@ -461,15 +525,21 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
              (i >= p->n_inputs && texmem__rowset_intersects(&t->dirty_read, lo, hi));
   }
   texmem__gl_drain();
-  if (hazard) texmem__gl_barrier(ctx, GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+  if (hazard)
+    texmem__gl_barrier(ctx, GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 
   glUseProgram(v->program);
   for (size_t i = 0; i < n_img; i++) {
     const texmem__gl_tex *t = images[i].tex;
     bool in = i < p->n_inputs;
-    glBindImageTexture((GLuint)i, t->name, 0, t->target == GL_TEXTURE_2D ? GL_FALSE : GL_TRUE, 0,
-                       in ? GL_READ_ONLY : GL_WRITE_ONLY, t->internal_format);
-    ctx->counters.binds++;
+    if (KEY_TARGET(key[i]) != KEY_BUFFER) {
+      glBindImageTexture((GLuint)i, t->name, 0, t->target == GL_TEXTURE_2D ? GL_FALSE : GL_TRUE,
+                         0, in ? GL_READ_ONLY : GL_WRITE_ONLY, t->internal_format);
+      ctx->counters.binds++;
+    } else if (KEY_SLOT(key[i]) == i) {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)slot_binding(p, key, i), t->name);
+      ctx->counters.binds++;
+    }
     if (v->tensor_loc[i] >= 0)
       glUniform4i(v->tensor_loc[i], (GLint)images[i].shape[0], (GLint)images[i].shape[1],
                   (GLint)images[i].shape[2], (GLint)images[i].linear_width);

@@ -30,7 +30,48 @@ GLuint texmem__gl_texture_name(const texmem_gl_context *ctx, texmem_gl_texture t
 }
 
 static const char *target_name(texmem_gl_target t) {
-  return t == TEXMEM_GL_TARGET_2D ? "2D" : t == TEXMEM_GL_TARGET_3D ? "3D" : "2D_ARRAY";
+  return t == TEXMEM_GL_TARGET_2D       ? "2D"
+         : t == TEXMEM_GL_TARGET_3D     ? "3D"
+         : t == TEXMEM_GL_TARGET_BUFFER ? "BUFFER"
+                                        : "2D_ARRAY";
+}
+
+/* Immutable storage of d (target resolved) under a new GL name: a texture,
+ * or for BUFFER an SSBO of the same texels (contents undefined, as a new
+ * texture's). */
+static texmem_status new_storage(const texmem_gl_texture_desc *d, uint64_t bytes, GLuint *name,
+                                 texmem_error *err) {
+  texmem__gl_drain();
+  if (d->target == TEXMEM_GL_TARGET_BUFFER) {
+    GLint prev = 0;
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &prev);
+    glGenBuffers(1, name);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, *name);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)bytes, NULL, GL_DYNAMIC_COPY);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)prev);
+    return texmem__gl_check(err, "glBufferData (buffer arena)");
+  }
+  GLenum target = target_enum(d->target);
+  GLenum ifmt = d->format == TEXMEM_GL_RGBA32F ? GL_RGBA32F : GL_RGBA16F;
+  GLint prev = 0;
+  glGetIntegerv(binding_enum(target), &prev);
+  glGenTextures(1, name);
+  glBindTexture(target, *name);
+  if (target == GL_TEXTURE_2D)
+    glTexStorage2D(target, 1, ifmt, (GLsizei)d->dims[0], (GLsizei)d->dims[1]);
+  else
+    glTexStorage3D(target, 1, ifmt, (GLsizei)d->dims[0], (GLsizei)d->dims[1], (GLsizei)d->dims[2]);
+  glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glBindTexture(target, (GLuint)prev);
+  return texmem__gl_check(err, target == GL_TEXTURE_2D ? "glTexStorage2D" : "glTexStorage3D");
+}
+
+static void delete_storage(const texmem__gl_tex *t) {
+  if (t->target == GL_SHADER_STORAGE_BUFFER)
+    glDeleteBuffers(1, &t->name);
+  else
+    glDeleteTextures(1, &t->name);
 }
 
 texmem_status texmem__gl_texture_new(texmem_gl_context *ctx, const texmem_gl_texture_desc *desc,
@@ -46,13 +87,17 @@ texmem_status texmem__gl_texture_new(texmem_gl_context *ctx, const texmem_gl_tex
                         (int)d.format);
   if (d.target == TEXMEM_GL_TARGET_AUTO)
     d.target = d.dims[2] > 1 ? TEXMEM_GL_TARGET_2D_ARRAY : TEXMEM_GL_TARGET_2D;
-  if (d.target > TEXMEM_GL_TARGET_3D)
+  if (d.target > TEXMEM_GL_TARGET_BUFFER)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown texture target %d",
                         (int)d.target);
-  uint64_t max[3];
+  uint64_t max[3], dims[3] = {d.dims[0], d.dims[1], d.dims[2]};
   texmem_gl_max_dims(ctx, d.target, max);
+  if (d.target == TEXMEM_GL_TARGET_BUFFER) { /* limits on its texels: width x height */
+    dims[0] = 1;
+    dims[1] = texmem__mul_sat(d.dims[0], d.dims[1]);
+  }
   for (int i = 0; i < 3; i++)
-    if (d.dims[i] > max[i])
+    if (dims[i] > max[i])
       return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS,
                           "texture %llux%llux%llu exceeds the %s limits %llux%llux%llu",
                           (unsigned long long)d.dims[0], (unsigned long long)d.dims[1],
@@ -63,41 +108,28 @@ texmem_status texmem__gl_texture_new(texmem_gl_context *ctx, const texmem_gl_tex
   if (texmem__mul_ovf(texmem__vol_sat(d.dims), bpt, &bytes))
     return texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "texture size overflows 64 bits");
 
-  GLenum target = target_enum(d.target);
-  GLenum ifmt = d.format == TEXMEM_GL_RGBA32F ? GL_RGBA32F : GL_RGBA16F;
-  texmem__gl_drain();
-  GLint prev = 0;
-  glGetIntegerv(binding_enum(target), &prev);
   GLuint name = 0;
-  glGenTextures(1, &name);
-  glBindTexture(target, name);
-  if (target == GL_TEXTURE_2D)
-    glTexStorage2D(target, 1, ifmt, (GLsizei)d.dims[0], (GLsizei)d.dims[1]);
-  else
-    glTexStorage3D(target, 1, ifmt, (GLsizei)d.dims[0], (GLsizei)d.dims[1], (GLsizei)d.dims[2]);
-  glTexParameteri(target, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-  glTexParameteri(target, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-  glBindTexture(target, (GLuint)prev);
-  texmem_status st =
-      texmem__gl_check(err, target == GL_TEXTURE_2D ? "glTexStorage2D" : "glTexStorage3D");
+  texmem_status st = new_storage(&d, bytes, &name, err);
   ctx->texture_attempts++;
   if (!st && ctx->fail_texture_at && ctx->texture_attempts == ctx->fail_texture_at)
     st = texmem__fail(err, TEXMEM_STATUS_GL_OUT_OF_MEMORY,
                       "glTexStorage: GL_OUT_OF_MEMORY (injected at texture creation %llu)",
                       (unsigned long long)ctx->texture_attempts);
+  bool buffer = d.target == TEXMEM_GL_TARGET_BUFFER;
+  texmem__gl_tex probe = {.name = name, .target = buffer ? GL_SHADER_STORAGE_BUFFER : 0};
   if (st) {
-    glDeleteTextures(1, &name);
+    delete_storage(&probe);
     return st;
   }
   uint32_t id;
   texmem__gl_tex *t = texmem__slots_alloc(&ctx->textures, &id);
   if (!t) {
-    glDeleteTextures(1, &name);
+    delete_storage(&probe);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of texture handles or memory");
   }
   t->name = name;
-  t->target = target;
-  t->internal_format = ifmt;
+  t->target = buffer ? GL_SHADER_STORAGE_BUFFER : target_enum(d.target);
+  t->internal_format = d.format == TEXMEM_GL_RGBA32F ? GL_RGBA32F : GL_RGBA16F;
   t->desc = d;
   t->bytes = bytes;
   t->owner = owner;
@@ -111,7 +143,7 @@ texmem_status texmem__gl_texture_new(texmem_gl_context *ctx, const texmem_gl_tex
 void texmem__gl_texture_delete(texmem_gl_context *ctx, texmem_gl_texture h) {
   texmem__gl_tex *t = texmem__gl_tex_get(ctx, h);
   if (!t) return;
-  glDeleteTextures(1, &t->name);
+  delete_storage(t);
   ctx->counters.textures_live--;
   ctx->counters.bytes_allocated -= t->bytes;
   texmem__slots_release(&ctx->textures, h.id);
@@ -199,7 +231,12 @@ static texmem_status region_check(const texmem__gl_tex *t, const uint64_t shape[
   uint64_t n = texmem__vol_sat(shape);
   if (!shape[0] || !shape[1] || !shape[2])
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "empty tensor shape");
-  if (linear_width) {
+  if (t->target == GL_SHADER_STORAGE_BUFFER && !linear_width) {
+    if (n > texmem__vol_sat(dm))
+      return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                          "tensor of %llu texels does not fit a buffer of %llu",
+                          (unsigned long long)n, (unsigned long long)texmem__vol_sat(dm));
+  } else if (linear_width) {
     uint64_t rows = n / linear_width + (n % linear_width != 0);
     if (linear_width != dm[0] || base_row > dm[1] || rows > dm[1] - base_row)
       return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
@@ -242,6 +279,16 @@ texmem_status texmem__gl_upload(texmem_gl_context *ctx, texmem__gl_tex *t,
   /* A shader may have read or written it since the last barrier. */
   if (t->write_epoch == ctx->epoch || t->read_epoch == ctx->epoch)
     texmem__gl_barrier(ctx, GL_ALL_BARRIER_BITS);
+  if (t->target == GL_SHADER_STORAGE_BUFFER) { /* dense, from texel base_row * W */
+    GLint prev = 0;
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &prev);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, t->name);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(base_row * linear_width * texel_bytes),
+                    (GLsizeiptr)(n * texel_bytes), px);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, (GLuint)prev);
+    free(half);
+    return texmem__gl_check(err, "glBufferSubData (buffer arena)");
+  }
   unpack_state s;
   unpack_save_reset(&s, t->target);
   glBindTexture(t->target, t->name);

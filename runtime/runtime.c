@@ -193,7 +193,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (!ctx || !model)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context or model is NULL");
   texmem_runtime_desc d = desc ? *desc : (texmem_runtime_desc){0};
-  bool arena = d.storage == TEXMEM_STORAGE_ARENA;
+  bool buffer = d.storage == TEXMEM_STORAGE_BUFFER;
+  bool arena = d.storage == TEXMEM_STORAGE_ARENA || buffer;
   if (d.storage != TEXMEM_STORAGE_OBJECTS && !arena)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown storage %d", (int)d.storage);
   if (arena) d.layout = TEXMEM_LAYOUT_LINEAR;
@@ -234,9 +235,11 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (st) return fail(rt, st);
 
   texmem_plan_desc pd = {.kind = kind, .strategy = d.strategy, .layout = d.layout};
+  /* A buffer arena is an arena plan of width 1: rows are texels. */
   texmem_gl_max_dims(ctx,
-                     d.layout == TEXMEM_LAYOUT_LINEAR ? TEXMEM_GL_TARGET_2D
-                                                      : TEXMEM_GL_TARGET_2D_ARRAY,
+                     buffer ? TEXMEM_GL_TARGET_BUFFER
+                     : d.layout == TEXMEM_LAYOUT_LINEAR ? TEXMEM_GL_TARGET_2D
+                                                        : TEXMEM_GL_TARGET_2D_ARRAY,
                      pd.max_dims);
   if (d.layout == TEXMEM_LAYOUT_LINEAR) pd.max_dims[2] = 0; /* depth is folded into rows */
   if (arena && d.arena_max_rows && d.arena_max_rows < pd.max_dims[1])

@@ -719,6 +719,56 @@ Test(gl_dispatch, arena_graphs_match_cpu_with_range_barriers) {
   texmem_gl_context_destroy(ctx);
 }
 
+/* The buffer arena (an arena plan of width 1 in SSBOs): every graph, both
+ * formats, exactly the CPU's values, barriers by dirty texel ranges as the
+ * texture arena's by rows; a small forced size splits it into several
+ * buffers. */
+Test(gl_dispatch, buffer_arena_graphs_match_cpu_with_range_barriers) {
+  texmem_gl_context *ctx = tg_context();
+  progs p = make_progs(ctx);
+  graph gs[3] = {chain(), diamond(), branches()};
+  for (int gi = 0; gi < 3; gi++) {
+    const graph *g = &gs[gi];
+    texmem_record r[MAXT];
+    records_of(g, r);
+    for (uint64_t max_texels = 0; max_texels <= 256; max_texels += 256) {
+      texmem_plan *plan =
+          tt_plan(r, g->n_tensors, 3,
+                  (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                                     .max_dims = {1, max_texels, 0}});
+      cr_assert_eq(texmem_plan_linear_width(plan), 1);
+      if (max_texels) cr_assert_gt(texmem_plan_object_count(plan), 1, "graph %d", gi);
+      float **want = reference(g);
+      for (int fmt = 0; fmt < 2; fmt++) {
+        texmem_gl_pool_desc d = {.storage = TEXMEM_STORAGE_BUFFER, .reuse_checker = true,
+                                 .format = fmt ? TEXMEM_GL_RGBA16F : TEXMEM_GL_RGBA32F};
+        texmem_gl_counters c;
+        float **a = run_graph(ctx, &p, g, plan, d, &c);
+        assert_same_outputs(g, a, want, "buffer arena vs cpu");
+        if (gi == 1 && !max_texels) cr_assert_eq(c.barriers, 2, "diamond: A and B share no texels");
+        if (gi == 2 && !max_texels) cr_assert_leq(c.barriers, 7, "branches: %llu barriers",
+                                                  (unsigned long long)c.barriers);
+        free_vals(g, a);
+      }
+      free_vals(g, want);
+      texmem_plan_destroy(plan);
+    }
+  }
+  /* An arena plan wider than 1 is not a buffer arena's. */
+  graph g = chain();
+  texmem_plan *rows = arena_plan(&g, 0);
+  texmem_record r[MAXT];
+  records_of(&g, r);
+  texmem_gl_pool_desc d = {.plan = rows, .storage = TEXMEM_STORAGE_BUFFER, .records = r,
+                           .record_count = g.n_tensors, .dims = 3};
+  texmem_gl_pool *pool = NULL;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_gl_pool_create(ctx, &d, &pool, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "width 1"), "%s", err.message);
+  texmem_plan_destroy(rows);
+  texmem_gl_context_destroy(ctx);
+}
+
 /* A small forced height: the arena splits into several textures, no tensor
  * across two, and the values stay exact. */
 Test(gl_dispatch, arena_split_under_a_small_max_height) {

@@ -27,12 +27,17 @@ typedef struct one_tensor {
   texmem_gl_pool *pool;
 } one_tensor;
 
-static one_tensor one_tensor_pool(texmem_gl_context *ctx, texmem_gl_format format) {
+/* storage: OBJECTS (a texture) or BUFFER (a buffer arena of width 1). */
+static one_tensor one_tensor_pool(texmem_gl_context *ctx, texmem_gl_format format,
+                                  texmem_storage storage) {
   static const texmem_record r[] = {{0, {2, 1, 1}, 0, 0}};
   static const size_t of[] = {0};
-  one_tensor t = {tg_manual_plan(r, 1, 3, of, 1), NULL};
+  static const uint64_t row[] = {0};
+  one_tensor t = {storage == TEXMEM_STORAGE_BUFFER ? tg_manual_arena_plan(r, 1, 3, 1, of, row, 1)
+                                                   : tg_manual_plan(r, 1, 3, of, 1),
+                  NULL};
   texmem_gl_pool_desc pd = {.plan = t.plan, .records = r, .record_count = 1, .dims = 3,
-                            .format = format};
+                            .format = format, .storage = storage};
   TG_OK(texmem_gl_pool_create(ctx, &pd, &t.pool, &tg_err_));
   return t;
 }
@@ -43,13 +48,14 @@ static void one_tensor_free(one_tensor *t) {
 }
 
 /* Stores v0, v1 through a program into an RGBA16F tensor; out: 8 floats. */
-static void store_fp16(texmem_gl_context *ctx, const float v0[4], const float v1[4], float *out) {
+static void store_fp16(texmem_gl_context *ctx, texmem_storage storage, const float v0[4],
+                       const float v1[4], float *out) {
   static const char *const dst[] = {"dst"};
   texmem_gl_program_desc d = {.name = "store", .source = k_store_src, .outputs = dst,
                               .n_outputs = 1, .local_size = {2, 1, 1}};
   texmem_gl_program prog;
   TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
-  one_tensor t = one_tensor_pool(ctx, TEXMEM_GL_RGBA16F);
+  one_tensor t = one_tensor_pool(ctx, TEXMEM_GL_RGBA16F, storage);
   texmem_gl_uniform u[2] = {{.name = "v0", .type = TEXMEM_GL_VEC4},
                             {.name = "v1", .type = TEXMEM_GL_VEC4}};
   memcpy(u[0].f, v0, sizeof u[0].f);
@@ -64,13 +70,14 @@ static void store_fp16(texmem_gl_context *ctx, const float v0[4], const float v1
 }
 
 /* Values between two binary16 neighbours: a truncating store gives the
- * lower magnitude of each, round to nearest the one named. */
+ * lower magnitude of each, round to nearest the one named; past the largest
+ * half, both saturate. The same in a texture and in a buffer arena. */
 Test(gl_precision, fp16_stores_round_to_nearest_even) {
   texmem_gl_context *ctx = tg_context();
   const float u10 = ldexpf(1.0f, -10), u24 = ldexpf(1.0f, -24);
   const float v0[4] = {1.0f + 0.75f * u10, 1.0f + 0.5f * u10, 1.0f + 1.5f * u10,
                        -(1.0f + 0.75f * u10)};
-  const float v1[4] = {0.75f * u24, 1.5f * u24, 65519.0f, 1000.7f};
+  const float v1[4] = {0.75f * u24, 1.5f * u24, 65519.0f, -70000.0f};
   const float want[8] = {
       1.0f + u10,    /* above the midpoint: up (truncation: 1) */
       1.0f,          /* a tie: to the even neighbour, 1 */
@@ -79,12 +86,14 @@ Test(gl_precision, fp16_stores_round_to_nearest_even) {
       u24,           /* subnormal: 0.75 of the step rounds up (truncation: 0) */
       2 * u24,       /* subnormal tie: to even (truncation: u24) */
       65504.0f,      /* below the midpoint to infinity: the largest half */
-      1000.5f};      /* step 0.5 here: 1000.7 -> 1000.5 */
-  float out[8];
-  store_fp16(ctx, v0, v1, out);
-  for (int i = 0; i < 8; i++)
-    cr_assert_eq(out[i], want[i], "value %d: stored %.9g, the nearest half is %.9g", i, out[i],
-                 want[i]);
+      -65504.0f};    /* past it: saturated, not infinite */
+  for (int s = 0; s < 2; s++) {
+    float out[8];
+    store_fp16(ctx, s ? TEXMEM_STORAGE_BUFFER : TEXMEM_STORAGE_OBJECTS, v0, v1, out);
+    for (int i = 0; i < 8; i++)
+      cr_assert_eq(out[i], want[i], "%s value %d: stored %.9g, the nearest half is %.9g",
+                   s ? "buffer" : "texture", i, out[i], want[i]);
+  }
   texmem_gl_context_destroy(ctx);
 }
 
@@ -106,7 +115,7 @@ Test(gl_precision, half_buffers_read_exactly) {
                          1024.0f, 3.0f};
   texmem_gl_buffer b;
   TG_OK(texmem_gl_buffer_create(ctx, halves, sizeof halves, &b, &tg_err_));
-  one_tensor t = one_tensor_pool(ctx, TEXMEM_GL_RGBA32F);
+  one_tensor t = one_tensor_pool(ctx, TEXMEM_GL_RGBA32F, TEXMEM_STORAGE_OBJECTS);
   const size_t t0 = 0;
   texmem_gl_op op = {.program = prog, .outputs = &t0, .n_outputs = 1, .buffers = &b,
                      .n_buffers = 1};
@@ -124,5 +133,38 @@ Test(gl_precision, half_buffers_read_exactly) {
   texmem_error err = {0};
   cr_assert_eq(texmem_gl_program_create(ctx, &d, &prog, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   cr_assert(strstr(err.message, "half_buffers"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* A BUFFER "texture" (an SSBO of texels) uploads and reads back exactly in
+ * both formats, through the same accessors as an image; its limits are on
+ * its texels (width x height). */
+Test(gl_precision, buffer_targets_round_trip) {
+  texmem_gl_context *ctx = tg_context();
+  const uint64_t dims[3] = {5, 3, 1};
+  float *data = tg_fill(dims, 9); /* quarter steps in [-3, 12]: exact in binary16 */
+  for (int fmt = 0; fmt < 2; fmt++) {
+    texmem_gl_texture_desc d = {.dims = {5, 3, 1}, .target = TEXMEM_GL_TARGET_BUFFER,
+                                .format = fmt ? TEXMEM_GL_RGBA16F : TEXMEM_GL_RGBA32F};
+    texmem_gl_texture t;
+    TG_OK(texmem_gl_texture_create(ctx, &d, &t, &tg_err_));
+    TG_OK(texmem_gl_texture_upload(ctx, t, data, &tg_err_));
+    float out[5 * 3 * 4];
+    TG_OK(texmem_gl_texture_read(ctx, t, out, &tg_err_));
+    for (int i = 0; i < 5 * 3 * 4; i++)
+      cr_assert_eq(out[i], data[i], "format %d value %d: %g != %g", fmt, i, out[i], data[i]);
+    texmem_gl_texture_destroy(ctx, t);
+  }
+  free(data);
+  uint64_t max[3];
+  texmem_gl_max_dims(ctx, TEXMEM_GL_TARGET_BUFFER, max);
+  cr_assert_eq(max[0], 1);
+  cr_assert_eq(max[2], 1);
+  cr_assert_gt(max[1], 1u << 20, "SSBOs of at least 16 MiB (GLES 3.1 guarantees 128 MiB)");
+  texmem_gl_texture_desc big = {.dims = {max[1], 2, 1}, .target = TEXMEM_GL_TARGET_BUFFER};
+  texmem_gl_texture t;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_gl_texture_create(ctx, &big, &t, &err), TEXMEM_STATUS_EXCEEDS_LIMITS);
+  cr_assert(strstr(err.message, "BUFFER"), "%s", err.message);
   texmem_gl_context_destroy(ctx);
 }

@@ -37,7 +37,9 @@ static void check_plan(const texmem_model *m, const texmem_runtime_desc *d,
                (unsigned long long)s.texture_bytes, (unsigned long long)texmem_plan_total(p));
   cr_assert_gt(s.io_bytes, 0);
   cr_assert_eq(s.storage, d->storage);
-  if (d->storage == TEXMEM_STORAGE_ARENA) {
+  if (d->storage == TEXMEM_STORAGE_BUFFER) /* rows are texels */
+    cr_assert_eq(s.linear_width, 1);
+  if (d->storage == TEXMEM_STORAGE_ARENA || d->storage == TEXMEM_STORAGE_BUFFER) {
     cr_assert_eq(s.layout, TEXMEM_LAYOUT_LINEAR);
     cr_assert_eq(texmem_plan_get_kind(p), TEXMEM_PLAN_OFFSETS);
     texmem_bounds b;
@@ -69,14 +71,17 @@ static void check_model(const texmem_model *m, const char *name) {
       double worst = rt_compare_scaled(m, &naive, ref, MODEL_REL, what);
       cr_log_info("%s: worst error %.3f of the tolerance", what, worst);
     }
-    for (int lay = 0; lay < 3; lay++) {
+    static const char *const how[] = {"natural", "linear", "arena", "buffer arena"};
+    for (int lay = 0; lay < 4; lay++) {
       texmem_runtime_desc d = {.strategy = TEXMEM_STRATEGY_BEST,
                                .layout = lay ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL,
-                               .storage = lay == 2 ? TEXMEM_STORAGE_ARENA : TEXMEM_STORAGE_OBJECTS,
+                               .storage = lay == 3   ? TEXMEM_STORAGE_BUFFER
+                                          : lay == 2 ? TEXMEM_STORAGE_ARENA
+                                                     : TEXMEM_STORAGE_OBJECTS,
                                .precision = pr, .reuse_checker = true};
       rt_outputs planned = rt_run_inspect(ctx, m, &d, in, check_plan);
       snprintf(what, sizeof what, "%s %s %s planned vs naive", name, prec ? "fp32" : "fp16",
-               lay == 2 ? "arena" : lay ? "linear" : "natural");
+               how[lay]);
       rt_assert_identical(&naive, &planned, what);
       rt_outputs_free(&planned);
     }
@@ -216,15 +221,18 @@ Test(rt_models, every_cached_model_in_the_arena) {
       texmem_precision pr = prec ? TEXMEM_PRECISION_FP32 : TEXMEM_PRECISION_FP16;
       texmem_runtime_desc nd = {.strategy = TEXMEM_STRATEGY_NAIVE, .precision = pr,
                                 .reuse_checker = true};
-      texmem_runtime_desc ad = {.storage = TEXMEM_STORAGE_ARENA, .precision = pr,
-                                .reuse_checker = true};
       rt_outputs naive = rt_run(ctx, m, &nd, in);
-      rt_outputs arena = rt_run_inspect(ctx, m, &ad, in, check_plan);
-      char what[160];
-      snprintf(what, sizeof what, "%s %s arena vs naive", file, prec ? "fp32" : "fp16");
-      rt_assert_identical(&naive, &arena, what);
+      for (int b = 0; b < 2; b++) {
+        texmem_runtime_desc ad = {.storage = b ? TEXMEM_STORAGE_BUFFER : TEXMEM_STORAGE_ARENA,
+                                  .precision = pr, .reuse_checker = true};
+        rt_outputs arena = rt_run_inspect(ctx, m, &ad, in, check_plan);
+        char what[160];
+        snprintf(what, sizeof what, "%s %s %s vs naive", file, prec ? "fp32" : "fp16",
+                 b ? "buffer arena" : "arena");
+        rt_assert_identical(&naive, &arena, what);
+        rt_outputs_free(&arena);
+      }
       rt_outputs_free(&naive);
-      rt_outputs_free(&arena);
     }
     rt_free_arrays(in, n_in);
     texmem_model_destroy(m);

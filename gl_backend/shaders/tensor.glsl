@@ -36,13 +36,15 @@ bool tm_inside(highp ivec3 p, highp ivec4 t) {
 // keeps it. Normal halves (|v| >= 2^-14) keep 10 of the float's 23 mantissa
 // bits: add just under half of the dropped 13 bits' unit (plus the kept
 // lowest bit, for ties to even) and clear them; a carry into the exponent is
-// the right result, and infinities stay infinite. Below 2^-14 the step is
-// 2^-24 whatever the exponent: scale, round, scale back (both exact).
+// the right result. Below 2^-14 the step is 2^-24 whatever the exponent:
+// scale, round, scale back (both exact). Magnitudes past the largest half
+// saturate to +-65504, as a truncating image store does: texture and
+// buffer storage then hold the same values on every driver.
 highp vec4 tm_half_rne(highp vec4 v) {
   highp uvec4 u = floatBitsToUint(v);
   highp vec4 n = uintBitsToFloat((u + 0x0FFFu + ((u >> 13u) & 1u)) & 0xFFFFE000u);
   highp vec4 s = roundEven(v * 16777216.0) * (1.0 / 16777216.0);
-  return mix(n, s, lessThan(abs(v), vec4(6.103515625e-05)));
+  return clamp(mix(n, s, lessThan(abs(v), vec4(6.103515625e-05))), -65504.0, 65504.0);
 }
 
 // Component k (0..3) of v, chosen by selects. Shaders never index a vector
@@ -58,4 +60,10 @@ highp int tm_ilane(highp ivec4 v, highp int k) {
 // True for the lanes of texel slice zs whose channel 4*zs + lane is < c.
 bvec4 tm_lanes_below(highp int zs, highp int c) {
   return lessThan(ivec4(4 * zs) + ivec4(0, 1, 2, 3), ivec4(c));
+}
+
+// Texel index of p in a tensor held by a buffer: dense (z, y, x) order from
+// texel r * W (a buffer arena's W is 1: r is the tensor's texel offset).
+highp int tm_index(highp ivec3 p, highp ivec4 t, highp int r) {
+  return (p.z * t.y + p.y) * t.x + p.x + r * t.w;
 }

@@ -78,6 +78,8 @@ typedef struct texmem_gl_limits {
   int64_t max_work_group_size[3];  /* GL_MAX_COMPUTE_WORK_GROUP_SIZE */
   int64_t max_work_group_invocations; /* ..._WORK_GROUP_INVOCATIONS */
   int64_t max_shared_memory;     /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, bytes */
+  int64_t max_ssbo_size;         /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes */
+  int64_t max_compute_ssbos;     /* GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS */
 } texmem_gl_limits;
 
 typedef struct texmem_gl_info {
@@ -102,13 +104,18 @@ typedef enum texmem_gl_target {
   TEXMEM_GL_TARGET_AUTO = 0, /* depth > 1 (or 3-D records): 2D_ARRAY; else 2D */
   TEXMEM_GL_TARGET_2D,       /* GL_TEXTURE_2D, glTexStorage2D */
   TEXMEM_GL_TARGET_2D_ARRAY, /* GL_TEXTURE_2D_ARRAY, glTexStorage3D */
-  TEXMEM_GL_TARGET_3D        /* GL_TEXTURE_3D, glTexStorage3D */
+  TEXMEM_GL_TARGET_3D,       /* GL_TEXTURE_3D, glTexStorage3D */
+  TEXMEM_GL_TARGET_BUFFER    /* not a texture: an SSBO of width x height
+                                texels (depth 1) in the linear layout's
+                                order, read and written by shaders through
+                                the same accessors as an image */
 } texmem_gl_target;
 
 /* Bytes of one texel of the format (8 or 16; 0 if unknown). */
 TEXMEM_API unsigned texmem_gl_format_bytes(texmem_gl_format f);
 /* Plan max_dims for textures of the target: 2D_ARRAY {2d, 2d, layers},
- * 3D {3d, 3d, 3d}, 2D {2d, 2d, 1}. Use as texmem_plan_desc.max_dims. */
+ * 3D {3d, 3d, 3d}, 2D {2d, 2d, 1}, BUFFER {1, texels of the largest SSBO
+ * at 16 bytes a texel (and below 2^31), 1}. Use as texmem_plan_desc.max_dims. */
 TEXMEM_API void texmem_gl_max_dims(const texmem_gl_context *ctx, texmem_gl_target t,
                                    uint64_t max_dims[3]);
 
@@ -156,9 +163,13 @@ typedef struct texmem_gl_pool texmem_gl_pool;
 /* How a pool stores its tensors. */
 typedef enum texmem_storage {
   TEXMEM_STORAGE_OBJECTS = 0, /* shared objects: one texture per object */
-  TEXMEM_STORAGE_ARENA = 1    /* the GPU arena: an arena plan (plan.h), each
+  TEXMEM_STORAGE_ARENA = 1,   /* the GPU arena: an arena plan (plan.h), each
                                  tensor in whole rows of a W-wide texture at
                                  its base row; several tensors per texture */
+  TEXMEM_STORAGE_BUFFER = 2   /* the buffer arena: an arena plan of width 1
+                                 (rows are texels), each tensor at its texel
+                                 offset of an SSBO (TEXMEM_GL_TARGET_BUFFER),
+                                 dense in the linear layout's order */
 } texmem_storage;
 
 /* Zero = defaults. The records are those the plan was made from: they

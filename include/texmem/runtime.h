@@ -30,9 +30,12 @@ typedef struct texmem_runtime_desc {
                                  exact) *in rows */
   texmem_layout layout;       /* NATURAL (2-D array textures, PHWC4) or LINEAR;
                                  ARENA is always linear (ignored) */
-  texmem_storage storage;     /* OBJECTS (default) or ARENA: every tensor at a
-                                 base row of W-wide arena textures (gl.h) */
-  uint64_t arena_max_rows;    /* ARENA: rows of one arena texture; 0 = the GL
+  texmem_storage storage;     /* OBJECTS (default); ARENA: every tensor at a
+                                 base row of W-wide arena textures; BUFFER:
+                                 every tensor at a texel offset of an arena
+                                 SSBO (gl.h) */
+  uint64_t arena_max_rows;    /* ARENA, BUFFER: rows of one arena texture
+                                 (BUFFER: texels of one SSBO); 0 = the GL
                                  limit. Smaller values split the arena into
                                  more textures (tests). */
   texmem_precision precision; /* FP16 (RGBA16F, default) or FP32 (RGBA32F);
