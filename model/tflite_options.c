@@ -69,32 +69,25 @@ static texmem_status dilations(const opt_args *a, const texmem_op_options *o) {
   return TEXMEM_STATUS_OK;
 }
 
-/* Conv2DOptions: padding, stride_w, stride_h, activation, dilation_w, dilation_h. */
-static texmem_status conv_2d(const opt_args *a, texmem_op_options *o) {
+/* Conv2DOptions (padding, stride_w, stride_h, activation, dilation_w,
+ * dilation_h) and DepthwiseConv2DOptions (the same with depth_multiplier
+ * after the strides). */
+static texmem_status conv_options(const opt_args *a, texmem_op_options *o, bool depthwise) {
   uint8_t pad, act;
+  unsigned next = depthwise ? 4 : 3;
   U8(0, pad);
   I32(1, 0, o->stride_w);
   I32(2, 0, o->stride_h);
-  U8(3, act);
-  I32(4, 1, o->dilation_w);
-  I32(5, 1, o->dilation_h);
+  if (depthwise) I32(3, 0, o->depth_multiplier);
+  U8(next, act);
+  I32(next + 1, 1, o->dilation_w);
+  I32(next + 2, 1, o->dilation_h);
   texmem_status s = window(a, pad, act, o);
   return s ? s : dilations(a, o);
 }
 
-/* DepthwiseConv2DOptions: as Conv2D with depth_multiplier after the strides. */
-static texmem_status depthwise_conv_2d(const opt_args *a, texmem_op_options *o) {
-  uint8_t pad, act;
-  U8(0, pad);
-  I32(1, 0, o->stride_w);
-  I32(2, 0, o->stride_h);
-  I32(3, 0, o->depth_multiplier);
-  U8(4, act);
-  I32(5, 1, o->dilation_w);
-  I32(6, 1, o->dilation_h);
-  texmem_status s = window(a, pad, act, o);
-  return s ? s : dilations(a, o);
-}
+static texmem_status conv_2d(const opt_args *a, texmem_op_options *o) { return conv_options(a, o, false); }
+static texmem_status depthwise_conv_2d(const opt_args *a, texmem_op_options *o) { return conv_options(a, o, true); }
 
 /* Pool2DOptions: padding, strides, filter width and height, activation. */
 static texmem_status pool_2d(const opt_args *a, texmem_op_options *o) {

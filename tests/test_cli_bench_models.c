@@ -46,6 +46,18 @@ static void expect_each_listed(const char *out, const char *list, const char *fi
   }
 }
 
+/* A graph of nt tensors made here: tensor 0 in, the last one out; written
+ * to the scratch folder as name (the path returned). */
+static const char *made_model(const char *name, const tw_tensor *t, size_t nt, const tw_operator *ops, size_t nops) {
+  const int32_t in = 0, out = (int32_t)nt - 1;
+  const tw_subgraph sg = {"main", nt, t, 1, &in, 1, &out, nops, ops};
+  const tw_model m = {name, 1, &sg};
+  const char *path = tt_tmp_path(name);
+  texmem_error err = {0};
+  cr_assert_eq(tw_write_file(&m, path, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  return path;
+}
+
 #define PLACEHOLDER_NOTE "texmem: input_1: batch dynamic, run at 1; --input-shape to change\n"
 
 /* "lower_bound" of bench --json output. */
@@ -90,12 +102,7 @@ Test(cli_bench_models, dynamic_batch_model_made_here) {
   const tw_operator ops[] = {
       {TW_OP_RELU, .n_inputs = 1, .inputs = &io[0][0], .n_outputs = 1, .outputs = &io[0][1]},
       {TW_OP_RELU6, .n_inputs = 1, .inputs = &io[1][0], .n_outputs = 1, .outputs = &io[1][1]}};
-  const int32_t in = 0, out = 2;
-  const tw_subgraph sg = {"main", 3, t, 1, &in, 1, &out, 2, ops};
-  const tw_model m = {"dynamic batch", 1, &sg};
-  const char *path = tt_tmp_path("dynamic_batch.tflite");
-  texmem_error err = {0};
-  cr_assert_eq(tw_write_file(&m, path, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  const char *path = made_model("dynamic_batch.tflite", t, 3, ops, 2);
   static const char note[] = "texmem: in: batch dynamic, run at 1; --input-shape to change\n";
   tt_run r = tt_texmem("bench", path, "--runs", "1", "--json", NULL);
   cr_assert_eq(r.code, 0, "%s", r.err);
@@ -189,12 +196,7 @@ Test(cli_bench_models, unsupported_operators_of_a_made_model) {
       {TW_OP_CUSTOM, "NotAnOp", .n_inputs = 1, .inputs = &io[3][0], .n_outputs = 1,
        .outputs = &io[3][1]},
       {TW_OP_RELU, .n_inputs = 1, .inputs = &io[4][0], .n_outputs = 1, .outputs = &io[4][1]}};
-  const int32_t in = 0, out = 5;
-  const tw_subgraph sg = {"main", 6, t, 1, &in, 1, &out, 5, ops};
-  const tw_model m = {"unsupported operators", 1, &sg};
-  const char *path = tt_tmp_path("unsupported.tflite");
-  texmem_error err = {0};
-  cr_assert_eq(tw_write_file(&m, path, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  const char *path = made_model("unsupported.tflite", t, 6, ops, 5);
   tt_run r = tt_texmem("bench", path, "--runs", "1", NULL);
   cr_expect_eq(r.code, 2, "exit %d: %s", r.code, r.err);
   const char *tables = strstr(r.out, "texture memory of the intermediate tensors");

@@ -1,7 +1,7 @@
 /* Scratch buffers in TFLite Micro plans: their records (one per request,
  * live at their operator's scope), TFLM's GreedyMemoryPlanner with an
- * offline plan (texmem_tflm_greedy, hand-worked and against the
- * tflm_greedy strategy), and what a plan costs once TFLM adds the scratch
+ * offline plan (texmem_tflm_greedy, hand-worked; test_model_tflm compares
+ * it with the tflm_greedy strategy), and what a plan costs once TFLM adds the scratch
  * buffers (texmem_tflm_heads): a plan packed around the tensors alone makes
  * TFLM's head larger than its own, a plan made with the scratch buffers
  * leaves them holes and does not. */
@@ -94,29 +94,6 @@ Test(tflm_scratch, greedy_places_online_buffers_around_the_offline_plan) {
   const int64_t bad[] = {0, -2, -1, -1, -1};
   cr_assert_eq(texmem_tflm_greedy(r, 5, bad, NULL, &head, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   cr_assert(strstr(err.message, "record 1"), "%s", err.message);
-}
-
-/* With nothing offline it is TFLM's own planner: the same offsets as the
- * tflm_greedy strategy (a separate implementation) on random records. */
-Test(tflm_scratch, greedy_without_offline_plan_is_the_tflm_greedy_strategy) {
-  uint64_t state = 23;
-  for (int iter = 0; iter < 200; iter++) {
-    size_t n = 1 + tt_rand(&state) % 50;
-    texmem_record *r = calloc(n, sizeof *r);
-    for (size_t i = 0; i < n; i++) {
-      uint64_t a = tt_rand(&state) % 30, len = tt_rand(&state) % 6;
-      r[i] = (texmem_record){i, {16 * (1 + tt_rand(&state) % 40), 1, 1}, a, a + len};
-    }
-    texmem_plan *p = tt_plan(r, n, 1, (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
-                                                         .strategy = TEXMEM_STRATEGY_TFLM_GREEDY, .alignment = 16});
-    uint64_t *off = malloc(n * sizeof *off), head = 0;
-    cr_assert_eq(texmem_tflm_greedy(r, n, NULL, off, &head, NULL), TEXMEM_STATUS_OK);
-    cr_assert_eq(head, texmem_plan_total(p), "iteration %d", iter);
-    for (size_t k = 0; k < n; k++) cr_assert_eq(off[k], texmem_plan_tensor_offset(p, k), "iteration %d record %zu", iter, k);
-    texmem_plan_destroy(p);
-    free(off);
-    free(r);
-  }
 }
 
 /* tiny_int8 with a 960-byte scratch buffer at operator 2: the plan of the
