@@ -1,8 +1,11 @@
 /* texmem for TensorFlow Lite Micro: a view of a whole .tflite file (every
  * subgraph, variable tensors, quantization, metadata), TFLM's tensor
- * lifetimes as usage records, and offline memory plans: the
+ * lifetimes and kernels' scratch buffers as usage records, TFLM's own
+ * planner around an offline plan, and offline memory plans: the
  * "OfflineMemoryAllocation" metadata TFLM reads, written into a copy of the
- * model, read back and checked. Pure C, no GL. docs/tflm.md has the rules.
+ * model, read back and checked. Pure C, no GL; the tflm/ part, on top of
+ * the model part's .tflite reader and the planner. docs/tflm.md has the
+ * rules.
  *
  * Ownership: a texmem_tflm keeps its own copy of the file and is freed with
  * texmem_tflm_destroy (NULL is a no-op); pointers from accessors are
