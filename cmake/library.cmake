@@ -4,7 +4,7 @@
 # TEXMEM_API symbols are exported from the shared library.
 set(_texmem_parts texmem_planner_objects)
 set(_texmem_skip_headers "") # the public headers of parts not built
-foreach(_p model gl runtime)
+foreach(_p model tflm gl runtime)
   if(TARGET texmem_${_p}_objects)
     list(APPEND _texmem_parts texmem_${_p}_objects)
   else()

@@ -64,6 +64,9 @@ texmem_op_options texmem_op_options_default(void) {
 size_t texmem_model_tensor_count(const texmem_model *m) { return m ? m->n_tensors : 0; }
 size_t texmem_model_op_count(const texmem_model *m) { return m ? m->n_ops : 0; }
 size_t texmem_model_folded_count(const texmem_model *m) { return m ? m->n_folded : 0; }
+uint32_t texmem_model_input_placeholder(const texmem_model *m, size_t i) {
+  return m && m->placeholder && i < m->n_inputs ? m->placeholder[i] : 0;
+}
 
 const texmem_tensor *texmem_model_tensor(const texmem_model *m, size_t i) {
   return m && i < m->n_tensors ? &m->tensors[i] : NULL;
@@ -165,6 +168,7 @@ void texmem_model_destroy(texmem_model *m) {
   free(m->ops);
   free(m->inputs);
   free(m->outputs);
+  free(m->placeholder);
   free(m);
 }
 
@@ -364,6 +368,8 @@ texmem_status texmem_model_set_io(texmem_model *m, const int32_t *inputs, size_t
   }
   free(m->inputs);
   free(m->outputs);
+  free(m->placeholder); /* the builder's inputs are static */
+  m->placeholder = NULL;
   m->inputs = in;
   m->n_inputs = n_inputs;
   m->outputs = outv;

@@ -22,6 +22,9 @@ struct texmem_model {
   int32_t *outputs;
   size_t n_outputs;
   size_t n_folded;
+  /* Per graph input (NULL: none): bit d = dynamic dimension d runs at the
+   * file's placeholder (texmem_model_input_placeholder). */
+  uint32_t *placeholder;
 };
 
 /* Grows the tensor / op arrays to hold one more. */

@@ -4,6 +4,7 @@
 #ifndef TEXMEM_MODEL_TFLITE_H
 #define TEXMEM_MODEL_TFLITE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "flatbuffer.h"
@@ -60,6 +61,44 @@ enum {
   DIMMETA_FORMAT = 0, DIMMETA_DENSE_SIZE = 1, DIMMETA_SEGMENTS_TYPE = 2,
   DIMMETA_SEGMENTS = 3, DIMMETA_INDICES_TYPE = 4, DIMMETA_INDICES = 5
 };
+
+/* ---- operators (tflite_options.c) ---- */
+
+/* The reader's state (tflite_reader.c), which option parsers reach
+ * through texmem__tfl_const_ints. */
+typedef struct texmem__tfl_reader texmem__tfl_reader;
+typedef struct texmem__opt_args texmem__opt_args;
+
+/* An operator the IR knows: its builtin code, type, BuiltinOptions member,
+ * input count (the first min_in required) and options parser (NULL: none). */
+typedef struct texmem__op_spec {
+  int32_t code;
+  texmem_op_type type;
+  uint8_t options;
+  uint32_t min_in, max_in;
+  texmem_status (*parse)(const texmem__opt_args *a, texmem_op_options *o);
+} texmem__op_spec;
+
+/* The spec of a builtin code; NULL when the IR does not know it. */
+const texmem__op_spec *texmem__tflite_builtin_spec(int32_t code);
+/* Reads operator k's builtin options (table ot) into o. UNSUPPORTED_OP:
+ * options outside the IR; BAD_MODEL: options TFLite refuses. */
+texmem_status texmem__tflite_builtin_options(texmem__tfl_reader *r, const texmem_model *m, unsigned k,
+                                             const texmem__op_spec *sp, const texmem__fb_table *ot,
+                                             const int32_t *in, uint32_t n_in, uint32_t n_out,
+                                             texmem_op_options *o, texmem_error *err);
+/* The spec of a custom operator whose options are parsed (MediaPipe's, in
+ * the version implemented); NULL otherwise, with *other_version set when
+ * the name is known but the version is not. */
+const texmem__op_spec *texmem__tflite_custom_spec(const char *custom, int32_t version, bool *other_version);
+/* Parses and checks a custom operator's option bytes (spec from
+ * texmem__tflite_custom_spec). */
+texmem_status texmem__tflite_custom_options(unsigned k, const texmem__op_spec *sp, const uint8_t *opt, size_t n,
+                                            texmem_op_options *o, texmem_error *err);
+/* Integer values (int32 or int64) of constant tensor ti, an input of
+ * operator k named `what`; at most max of them. */
+texmem_status texmem__tfl_const_ints(texmem__tfl_reader *r, unsigned k, const char *opname, const char *what,
+                                     int32_t ti, int64_t *vals, size_t max, size_t *n);
 
 /* Name of a builtin code, NULL if unknown. */
 const char *texmem__tflite_op_name(int32_t code);

@@ -1,15 +1,14 @@
-/* TFLite flatbuffer -> texmem_model (subgraph 0). Reads the public schema
- * through the bounds-checked layer in flatbuffer.c; nothing is trusted.
+/* TFLite flatbuffer -> texmem_model (subgraph 0). The file's tables come
+ * from the one .tflite reader (tflite_file.c); nothing is trusted.
  * Weight-only operators are folded while reading: DEQUANTIZE of constant
  * fp16 data and DENSIFY of constant sparse data make their outputs
  * constants and are dropped, so operator indices are dense over what runs. */
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "mediapipe_options.h"
 #include "tflite.h"
+#include "tflite_file.h"
 
 /* No legitimate tensor here comes near this many elements; refusing larger
  * shapes keeps every later size computation far from overflow. */
@@ -29,16 +28,17 @@ typedef struct raw_tensor {
   texmem__fb_table sparsity;
 } raw_tensor;
 
-typedef struct reader {
-  texmem__fb fb;
+struct texmem__tfl_reader {
+  texmem__tfl_file file;
+  texmem__tfl_subgraph sg; /* subgraph 0 */
   texmem_error *err;
   texmem_model *m;
   raw_tensor *raw;
   uint8_t *dynamic; /* per tensor: bit d = dimension d is -1 in shape_signature */
-  texmem__fb_vec codes, buffers;
   size_t budget, used; /* load budget and bytes allocated so far (cumulative) */
   const texmem_model_load_desc *desc;
-} reader;
+};
+typedef texmem__tfl_reader reader;
 
 /* Counts `bytes` about to be allocated for tensor `ti` (-1: tables) against
  * the load budget; past it, BAD_MODEL naming the tensor. */
@@ -58,8 +58,6 @@ static texmem_status charge(reader *r, int32_t ti, size_t bytes) {
                       "(%zu used; texmem_model_load_desc.max_load_bytes)",
                       (int)ti, t ? t->name : "", bytes, r->budget, r->used);
 }
-
-#define FB(call, ...) TEXMEM__FB_TRY(r->err, call, __VA_ARGS__)
 
 static bool map_type(uint8_t t, texmem_dtype *out) {
   switch (t) {
@@ -82,117 +80,101 @@ static bool map_type(uint8_t t, texmem_dtype *out) {
   }
 }
 
-/* Bytes of buffer `b`: inline data, or (models over 2 GB) offset/size into
- * the file. */
-static texmem_status buffer_bytes(reader *r, uint32_t i, uint32_t b, const uint8_t **data,
-                                  size_t *size) {
-  texmem__fb_table bt;
-  texmem__fb_vec v;
-  uint64_t off, sz;
-  FB(texmem__fb_vec_table(&r->buffers, b, &bt), "tensor %u: buffer %u", i, b);
-  FB(texmem__fb_vec_field(&bt, BUFFER_DATA, 1, &v), "tensor %u: buffer %u data", i, b);
-  FB(texmem__fb_u64f(&bt, BUFFER_OFFSET, 0, &off), "tensor %u: buffer %u offset", i, b);
-  FB(texmem__fb_u64f(&bt, BUFFER_SIZE, 0, &sz), "tensor %u: buffer %u size", i, b);
-  *data = NULL;
-  *size = 0;
-  if (v.len) {
-    *data = r->fb.data + v.pos;
-    *size = v.len;
-  } else if (off > 1) {
-    if (off > r->fb.size || sz > r->fb.size - off)
-      return texmem__fb_bad(r->err, TEXMEM__FB_OUT_OF_BOUNDS, "tensor %u: buffer %u external data", i, b);
-    *data = r->fb.data + off;
-    *size = (size_t)sz;
-  }
-  return TEXMEM_STATUS_OK;
-}
-
-static texmem_status read_tensor(reader *r, const texmem__fb_vec *tv, uint32_t i) {
-  texmem__fb_table t;
-  texmem__fb_vec shape;
-  uint8_t type8;
-  uint32_t buf;
-  const char *name;
-  size_t name_len;
-  FB(texmem__fb_vec_table(tv, i, &t), "tensor %u", i);
-  FB(texmem__fb_vec_field(&t, TENSOR_SHAPE, 4, &shape), "tensor %u: shape vector", i);
-  FB(texmem__fb_u8(&t, TENSOR_TYPE, 0, &type8), "tensor %u: type", i);
-  FB(texmem__fb_u32f(&t, TENSOR_BUFFER, 0, &buf), "tensor %u: buffer index", i);
-  FB(texmem__fb_string(&t, TENSOR_NAME, &name, &name_len), "tensor %u: name", i);
-  raw_tensor *raw = &r->raw[i];
-  FB(texmem__fb_table_field(&t, TENSOR_SPARSITY, &raw->sparsity, &raw->sparse),
-     "tensor %u: sparsity", i);
-
-  if (shape.len > MAX_FILE_RANK)
-    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED, "tensor %u ('%s'): rank %u above %d", i,
-                        name, shape.len, MAX_FILE_RANK);
-  int32_t dims[MAX_FILE_RANK];
-  for (uint32_t d = 0; d < shape.len; d++) {
-    dims[d] = texmem__fb_vec_i32(&shape, d);
+/* The stored shape of tensor i into dims (static: -1 there is refused),
+ * its dynamic dimensions (-1 in shape_signature, the stored shape then
+ * holding a placeholder, usually 1) into r->dynamic[i], and the element
+ * count. */
+static texmem_status read_dims(reader *r, uint32_t i, const texmem__tfl_tensor *tt, int32_t *dims,
+                               uint64_t *count) {
+  const char *name = tt->name;
+  uint32_t rank = tt->shape.len;
+  if (rank > MAX_FILE_RANK)
+    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED, "tensor %u ('%s'): rank %u above %d", i, name, rank,
+                        MAX_FILE_RANK);
+  for (uint32_t d = 0; d < rank; d++) {
+    dims[d] = texmem__fb_vec_i32(&tt->shape, d);
     if (dims[d] < 0)
       return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED,
                           "tensor %u ('%s'): dimension %u is %d in shape (dynamic shapes unsupported "
                           "there; TFLite marks them in shape_signature)",
                           i, name, d, (int)dims[d]);
   }
-  /* Dynamic dimensions: -1 in shape_signature (the stored shape then holds
-   * a placeholder, usually 1). Fixed later from the input shapes. */
-  texmem__fb_vec sig;
-  FB(texmem__fb_vec_field(&t, TENSOR_SHAPE_SIGNATURE, 4, &sig), "tensor %u: shape_signature", i);
-  if (sig.len && sig.len != shape.len)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                        "tensor %u ('%s'): shape_signature has rank %u, shape %u", i, name, sig.len,
-                        shape.len);
-  for (uint32_t d = 0; d < sig.len; d++) {
-    int32_t v = texmem__fb_vec_i32(&sig, d);
-    if (v == -1 && shape.len > TEXMEM_MAX_RANK)
+  const texmem__fb_vec *sig = &tt->signature;
+  if (sig->len && sig->len != rank)
+    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "tensor %u ('%s'): shape_signature has rank %u, shape %u",
+                        i, name, sig->len, rank);
+  for (uint32_t d = 0; d < sig->len; d++) {
+    int32_t v = texmem__fb_vec_i32(sig, d);
+    if (v == -1 && rank > TEXMEM_MAX_RANK)
       return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED,
                           "tensor %u ('%s'): dimension %u of a rank-%u tensor is dynamic (ranks above %d "
                           "are planned with static shapes only)",
-                          i, name, d, shape.len, TEXMEM_MAX_RANK);
+                          i, name, d, rank, TEXMEM_MAX_RANK);
     if (v == -1)
       r->dynamic[i] |= (uint8_t)(1u << d);
     else if (v != dims[d])
       return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                          "tensor %u ('%s'): shape_signature dimension %u is %d, shape says %d", i,
-                          name, d, (int)v, (int)dims[d]);
+                          "tensor %u ('%s'): shape_signature dimension %u is %d, shape says %d", i, name, d, (int)v,
+                          (int)dims[d]);
   }
-  uint64_t count;
-  if (!texmem__shape_elements(shape.len, dims, &count) || count > MAX_ELEMENTS)
+  if (!texmem__shape_elements(rank, dims, count) || *count > MAX_ELEMENTS)
     return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
                         "tensor %u ('%s'): shape product too large (over 2^40 elements)", i, name);
-  /* Ranks above 4: the leading dimensions are merged into the first, which
-   * keeps the element count and the row-major order (all planning needs);
-   * operators touching such a tensor are kept as OTHER. */
-  unsigned rank = shape.len;
-  if (rank > TEXMEM_MAX_RANK) {
-    uint64_t lead = 1;
-    for (unsigned d = 0; d + 3 < rank; d++) lead *= (uint64_t)dims[d]; /* <= count */
-    if (lead > INT32_MAX)
-      return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED,
-                          "tensor %u ('%s'): rank %u with leading dimensions over 2^31 elements", i, name,
-                          rank);
-    dims[0] = (int32_t)lead;
-    memmove(dims + 1, dims + rank - 3, 3 * sizeof *dims);
-    rank = TEXMEM_MAX_RANK;
-  }
-  texmem_dtype type;
-  if (!map_type(type8, &type))
-    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED, "tensor %u ('%s'): element type %u unsupported",
-                        i, name, type8);
-  if (buf >= r->buffers.len)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "tensor %u ('%s'): buffer %u out of range (%u buffers)",
-                        i, name, buf, r->buffers.len);
-  texmem_status s = buffer_bytes(r, i, buf, &raw->data, &raw->size);
+  return TEXMEM_STATUS_OK;
+}
+
+/* Ranks above 4: the leading dimensions are merged into the first, which
+ * keeps the element count and the row-major order (all planning needs);
+ * operators touching such a tensor are kept as OTHER. */
+static texmem_status collapse_rank(reader *r, uint32_t i, const char *name, int32_t *dims, unsigned *rank) {
+  if (*rank <= TEXMEM_MAX_RANK) return TEXMEM_STATUS_OK;
+  uint64_t lead = 1;
+  for (unsigned d = 0; d + 3 < *rank; d++) lead *= (uint64_t)dims[d]; /* <= the element count */
+  if (lead > INT32_MAX)
+    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED,
+                        "tensor %u ('%s'): rank %u with leading dimensions over 2^31 elements", i, name, *rank);
+  dims[0] = (int32_t)lead;
+  memmove(dims + 1, dims + *rank - 3, 3 * sizeof *dims);
+  *rank = TEXMEM_MAX_RANK;
+  return TEXMEM_STATUS_OK;
+}
+
+/* The buffer of tensor i: its size against the shape (sparse data: whole
+ * values). */
+static texmem_status read_data(reader *r, uint32_t i, const texmem__tfl_tensor *tt, size_t esize, uint64_t count) {
+  raw_tensor *raw = &r->raw[i];
+  char where[32];
+  snprintf(where, sizeof where, "tensor %u", i);
+  raw->sparse = tt->sparse;
+  raw->sparsity = tt->sparsity;
+  texmem_status s = texmem__tfl_buffer(&r->file, tt->buffer, where, &raw->data, &raw->size, NULL, r->err);
   if (s) return s;
-  size_t esize = texmem_dtype_size(type);
   if (raw->data && !raw->sparse && raw->size != count * esize)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                        "tensor %u ('%s'): buffer %u holds %zu bytes, shape needs %llu", i, name, buf,
-                        raw->size, (unsigned long long)(count * esize));
+    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "tensor %u ('%s'): buffer %u holds %zu bytes, shape needs %llu",
+                        i, tt->name, tt->buffer, raw->size, (unsigned long long)(count * esize));
   if (raw->sparse && (!raw->data || raw->size % esize))
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                        "tensor %u ('%s'): sparse tensor without whole values", i, name);
+    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "tensor %u ('%s'): sparse tensor without whole values", i,
+                        tt->name);
+  return TEXMEM_STATUS_OK;
+}
+
+static texmem_status read_tensor(reader *r, uint32_t i) {
+  texmem__tfl_tensor tt;
+  char where[32];
+  snprintf(where, sizeof where, "tensor %u", i);
+  int32_t dims[MAX_FILE_RANK];
+  uint64_t count;
+  texmem_dtype type;
+  texmem_status s;
+  if ((s = texmem__tfl_tensor_read(&r->file, &r->sg, i, where, &tt, r->err)) ||
+      (s = read_dims(r, i, &tt, dims, &count)))
+    return s;
+  unsigned rank = tt.shape.len;
+  if ((s = collapse_rank(r, i, tt.name, dims, &rank))) return s;
+  if (!map_type(tt.type, &type))
+    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED, "tensor %u ('%s'): element type %u unsupported", i,
+                        tt.name, tt.type);
+  if ((s = read_data(r, i, &tt, texmem_dtype_size(type), count))) return s;
 
   texmem_tensor *mt = &r->m->tensors[i];
   memset(mt, 0, sizeof *mt);
@@ -200,42 +182,42 @@ static texmem_status read_tensor(reader *r, const texmem__fb_vec *tv, uint32_t i
   mt->producer = -1;
   mt->type = type;
   texmem__tensor_set_shape(mt, rank, dims);
-  if (raw->data) {
+  if (r->raw[i].data) {
     mt->flags = TEXMEM_TENSOR_CONSTANT;
     r->dynamic[i] = 0; /* data fixes the shape */
   }
-  if (rank != shape.len) mt->flags |= TEXMEM_TENSOR_COLLAPSED;
+  if (rank != tt.shape.len) mt->flags |= TEXMEM_TENSOR_COLLAPSED;
   r->m->n_tensors = i + 1;
   /* The name as C reads it: up to its first NUL. One that starts with NUL
    * is "" (static, as for no name: the model frees only non-empty names). */
-  name_len = strlen(name);
+  size_t name_len = strlen(tt.name);
   if (name_len) {
     if ((s = charge(r, (int32_t)i, name_len + 1))) return s;
     char *copy = malloc(name_len + 1);
     if (!copy) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for tensor names");
-    memcpy(copy, name, name_len + 1);
+    memcpy(copy, tt.name, name_len + 1);
     mt->name = copy;
   }
   return TEXMEM_STATUS_OK;
 }
 
-static texmem_status read_io(reader *r, const texmem__fb_table *sg, unsigned id, const char *what,
-                             int32_t **out, size_t *n, uint32_t flag) {
-  texmem__fb_vec v;
-  FB(texmem__fb_vec_field(sg, id, 4, &v), "subgraph 0: %s vector", what);
-  *n = 0;
-  texmem_status s = charge(r, -1, (size_t)v.len * sizeof **out + 1);
+/* Tensor indices of v, malloc'd into *out (charged to the load budget). */
+static texmem_status copy_indices(reader *r, const texmem__fb_vec *v, bool allow_absent, const char *where,
+                                  const char *what, int32_t **out) {
+  texmem_status s = charge(r, -1, (size_t)v->len * sizeof **out + 1);
   if (s) return s;
-  *out = malloc((size_t)v.len * sizeof **out + 1);
-  if (!*out) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for graph %s", what);
-  for (uint32_t i = 0; i < v.len; i++) {
-    int32_t t = texmem__fb_vec_i32(&v, i);
-    if (t < 0 || (size_t)t >= r->m->n_tensors)
-      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "subgraph 0: %s %u is tensor %d, out of range", what,
-                          i, (int)t);
-    (*out)[(*n)++] = t;
-    r->m->tensors[t].flags |= flag;
-  }
+  *out = malloc((size_t)v->len * sizeof **out + 1);
+  if (!*out) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory", where);
+  return texmem__tfl_indices(v, r->m->n_tensors, allow_absent, where, what, *out, r->err);
+}
+
+static texmem_status read_io(reader *r, const texmem__fb_vec *v, const char *what, int32_t **out, size_t *n,
+                             uint32_t flag) {
+  *n = 0;
+  texmem_status s = copy_indices(r, v, false, "subgraph 0", what, out);
+  if (s) return s;
+  *n = v->len;
+  for (uint32_t i = 0; i < v->len; i++) r->m->tensors[(*out)[i]].flags |= flag;
   return TEXMEM_STATUS_OK;
 }
 
@@ -278,8 +260,8 @@ static texmem_status const_bytes(reader *r, int32_t ti, const uint8_t **data, si
 }
 
 /* Integer values of a small constant input (int32 or int64). */
-static texmem_status const_ints(reader *r, unsigned k, const char *opname, const char *what,
-                                int32_t ti, int64_t *vals, size_t max, size_t *n) {
+texmem_status texmem__tfl_const_ints(reader *r, unsigned k, const char *opname, const char *what,
+                                     int32_t ti, int64_t *vals, size_t max, size_t *n) {
   texmem_tensor *t = &r->m->tensors[ti];
   if (!(t->flags & TEXMEM_TENSOR_CONSTANT) ||
       (t->type != TEXMEM_DTYPE_INT32 && t->type != TEXMEM_DTYPE_INT64))
@@ -395,443 +377,29 @@ static texmem_status fold(reader *r, unsigned k, int32_t code, const int32_t *in
   return TEXMEM_STATUS_OK;
 }
 
+
 /* ---- operators ---- */
 
-typedef struct op_spec {
-  int32_t code;
-  texmem_op_type type;
-  uint8_t options;              /* expected BuiltinOptions member */
-  uint32_t min_in, max_in;      /* input count; the first min_in required */
-} op_spec;
-
 /* Operators with one output or more (the others have exactly one). */
-static bool multi_output(texmem_op_type t) {
-  return t == TEXMEM_OP_SPLIT || t == TEXMEM_OP_SPLIT_V;
-}
+static bool multi_output(texmem_op_type t) { return t == TEXMEM_OP_SPLIT || t == TEXMEM_OP_SPLIT_V; }
 
-static const op_spec specs[] = {
-    {TFL_CONV_2D, TEXMEM_OP_CONV_2D, TFLO_CONV_2D, 2, 3},
-    {TFL_DEPTHWISE_CONV_2D, TEXMEM_OP_DEPTHWISE_CONV_2D, TFLO_DEPTHWISE_CONV_2D, 2, 3},
-    {TFL_ADD, TEXMEM_OP_ADD, TFLO_ADD, 2, 2},
-    {TFL_MUL, TEXMEM_OP_MUL, TFLO_MUL, 2, 2},
-    {TFL_RELU, TEXMEM_OP_RELU, TFLO_NONE, 1, 1},
-    {TFL_RELU6, TEXMEM_OP_RELU6, TFLO_NONE, 1, 1},
-    {TFL_LOGISTIC, TEXMEM_OP_LOGISTIC, TFLO_NONE, 1, 1},
-    {TFL_HARD_SWISH, TEXMEM_OP_HARD_SWISH, TFLO_HARD_SWISH, 1, 1},
-    {TFL_PAD, TEXMEM_OP_PAD, TFLO_PAD, 2, 2},
-    {TFL_MAX_POOL_2D, TEXMEM_OP_MAX_POOL_2D, TFLO_POOL_2D, 1, 1},
-    {TFL_AVERAGE_POOL_2D, TEXMEM_OP_AVERAGE_POOL_2D, TFLO_POOL_2D, 1, 1},
-    {TFL_MEAN, TEXMEM_OP_MEAN, TFLO_REDUCER, 2, 2},
-    {TFL_RESIZE_BILINEAR, TEXMEM_OP_RESIZE_BILINEAR, TFLO_RESIZE_BILINEAR, 2, 2},
-    {TFL_CONCATENATION, TEXMEM_OP_CONCATENATION, TFLO_CONCATENATION, 1, UINT32_MAX},
-    {TFL_RESHAPE, TEXMEM_OP_RESHAPE, TFLO_RESHAPE, 1, 2},
-    {TFL_FULLY_CONNECTED, TEXMEM_OP_FULLY_CONNECTED, TFLO_FULLY_CONNECTED, 2, 3},
-    {TFL_DEPTH_TO_SPACE, TEXMEM_OP_DEPTH_TO_SPACE, TFLO_DEPTH_TO_SPACE, 1, 1},
-    {TFL_PRELU, TEXMEM_OP_PRELU, TFLO_NONE, 2, 2},
-    {TFL_SOFTMAX, TEXMEM_OP_SOFTMAX, TFLO_SOFTMAX, 1, 1},
-    {TFL_TANH, TEXMEM_OP_TANH, TFLO_NONE, 1, 1},
-    {TFL_SUB, TEXMEM_OP_SUB, TFLO_SUB, 2, 2},
-    {TFL_DIV, TEXMEM_OP_DIV, TFLO_DIV, 2, 2},
-    {TFL_MAXIMUM, TEXMEM_OP_MAXIMUM, TFLO_MAXIMUM_MINIMUM, 2, 2},
-    {TFL_MINIMUM, TEXMEM_OP_MINIMUM, TFLO_MAXIMUM_MINIMUM, 2, 2},
-    {TFL_LEAKY_RELU, TEXMEM_OP_LEAKY_RELU, TFLO_LEAKY_RELU, 1, 1},
-    {TFL_RESIZE_NEAREST_NEIGHBOR, TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR, TFLO_RESIZE_NEAREST_NEIGHBOR, 2, 2},
-    {TFL_STRIDED_SLICE, TEXMEM_OP_STRIDED_SLICE, TFLO_STRIDED_SLICE, 4, 4},
-    {TFL_TRANSPOSE_CONV, TEXMEM_OP_TRANSPOSE_CONV, TFLO_TRANSPOSE_CONV, 3, 4},
-    {TFL_SPLIT, TEXMEM_OP_SPLIT, TFLO_SPLIT, 2, 2},
-    {TFL_SPLIT_V, TEXMEM_OP_SPLIT_V, TFLO_SPLIT_V, 3, 3},
-};
-
-static const char custom_transpose_conv[] = "Convolution2DTransposeBias";
-
-static texmem_status activation(reader *r, unsigned k, const char *name, uint8_t v,
-                                texmem_activation *out) {
-  if (v > TEXMEM_ACT_SIGN_BIT)
-    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u (%s): fused activation %u unsupported",
-                        k, name, v);
-  *out = (texmem_activation)v;
-  return TEXMEM_STATUS_OK;
-}
-
-static texmem_status padding(reader *r, unsigned k, const char *name, uint8_t v, texmem_padding *out) {
-  if (v > 1)
-    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u (%s): padding %u unsupported", k,
-                        name, v);
-  *out = v ? TEXMEM_PADDING_VALID : TEXMEM_PADDING_SAME;
-  return TEXMEM_STATUS_OK;
-}
-
-static texmem_status positive(reader *r, unsigned k, const char *name, const char *what, int32_t v) {
-  if (v < 1)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %s is %d", k, name, what, (int)v);
-  return TEXMEM_STATUS_OK;
-}
-
-/* Builtin options of op table `ot` into o. */
-static texmem_status parse_options(reader *r, unsigned k, const op_spec *sp, const texmem__fb_table *ot,
-                                   const int32_t *in, uint32_t n_in, uint32_t n_out,
-                                   texmem_op_options *o) {
-  const char *name = texmem_op_type_name(sp->type);
-  uint8_t utype;
-  texmem__fb_table t;
-  bool have = false;
-  FB(texmem__fb_u8(ot, OP_BUILTIN_TYPE, 0, &utype), "operator %u (%s): options type", k, name);
-  if (utype != TFLO_NONE && utype != sp->options)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): options are union member %u, expected %u",
-                        k, name, utype, sp->options);
-  if (utype != TFLO_NONE)
-    FB(texmem__fb_table_field(ot, OP_BUILTIN, &t, &have), "operator %u (%s): options table", k, name);
-  /* Absent options read as schema defaults: a table whose 4-byte vtable
-   * lists no field (field lookups never touch its bytes). */
-  static const uint8_t empty_bytes[4] = {0};
-  static const texmem__fb empty_fb = {empty_bytes, 4};
-  if (!have) {
-    t.fb = &empty_fb;
-    t.pos = 0;
-    t.vt = 0;
-    t.vt_size = 4;
-    t.size = 4;
-    t.depth = 0;
-  }
-  uint8_t u8v;
-  texmem_status s = TEXMEM_STATUS_OK;
-#define U8(id, def, dst) FB(texmem__fb_u8(&t, id, def, &u8v), "operator %u (%s): options", k, name); dst = u8v
-#define I32(id, def, dst) FB(texmem__fb_i32(&t, id, def, &dst), "operator %u (%s): options", k, name)
-  switch (sp->type) {
-  case TEXMEM_OP_CONV_2D:
-  case TEXMEM_OP_DEPTHWISE_CONV_2D: {
-    bool dw = sp->type == TEXMEM_OP_DEPTHWISE_CONV_2D;
-    uint8_t pad, act;
-    U8(0, 0, pad);
-    I32(1, 0, o->stride_w);
-    I32(2, 0, o->stride_h);
-    if (dw) I32(3, 0, o->depth_multiplier);
-    U8(dw ? 4 : 3, 0, act);
-    I32(dw ? 5 : 4, 1, o->dilation_w);
-    I32(dw ? 6 : 5, 1, o->dilation_h);
-    if ((s = padding(r, k, name, pad, &o->padding)) || (s = activation(r, k, name, act, &o->activation)) ||
-        (s = positive(r, k, name, "stride_w", o->stride_w)) ||
-        (s = positive(r, k, name, "stride_h", o->stride_h)) ||
-        (s = positive(r, k, name, "dilation_w", o->dilation_w)) ||
-        (s = positive(r, k, name, "dilation_h", o->dilation_h)))
-      return s;
-    break;
-  }
-  case TEXMEM_OP_MAX_POOL_2D:
-  case TEXMEM_OP_AVERAGE_POOL_2D: {
-    uint8_t pad, act;
-    U8(0, 0, pad);
-    I32(1, 0, o->stride_w);
-    I32(2, 0, o->stride_h);
-    I32(3, 0, o->filter_w);
-    I32(4, 0, o->filter_h);
-    U8(5, 0, act);
-    if ((s = padding(r, k, name, pad, &o->padding)) || (s = activation(r, k, name, act, &o->activation)) ||
-        (s = positive(r, k, name, "stride_w", o->stride_w)) ||
-        (s = positive(r, k, name, "stride_h", o->stride_h)) ||
-        (s = positive(r, k, name, "filter_width", o->filter_w)) ||
-        (s = positive(r, k, name, "filter_height", o->filter_h)))
-      return s;
-    break;
-  }
-  case TEXMEM_OP_ADD:
-  case TEXMEM_OP_MUL:
-  case TEXMEM_OP_SUB:
-  case TEXMEM_OP_DIV: {
-    uint8_t act;
-    U8(0, 0, act);
-    if ((s = activation(r, k, name, act, &o->activation))) return s;
-    break;
-  }
-  case TEXMEM_OP_FULLY_CONNECTED: {
-    uint8_t act, fmt, keep;
-    U8(0, 0, act);
-    U8(1, 0, fmt);
-    U8(2, 0, keep);
-    if ((s = activation(r, k, name, act, &o->activation))) return s;
-    if (fmt != 0)
-      return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u (%s): weights format %u unsupported",
-                          k, name, fmt);
-    o->keep_dims = keep != 0;
-    break;
-  }
-  case TEXMEM_OP_CONCATENATION: {
-    uint8_t act;
-    I32(0, 0, o->axis);
-    U8(1, 0, act);
-    if ((s = activation(r, k, name, act, &o->activation))) return s;
-    break;
-  }
-  case TEXMEM_OP_SOFTMAX:
-  case TEXMEM_OP_LEAKY_RELU: {
-    /* float fields: SoftmaxOptions.beta, LeakyReluOptions.alpha. Absent
-     * (field or table) reads as the schema default 0, as TFLite does. */
-    uint32_t bits;
-    float v;
-    FB(texmem__fb_u32f(&t, 0, 0, &bits), "operator %u (%s): options", k, name);
-    memcpy(&v, &bits, sizeof v);
-    if (!isfinite(v))
-      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %s is not finite", k,
-                          name, sp->type == TEXMEM_OP_SOFTMAX ? "beta" : "alpha");
-    if (sp->type == TEXMEM_OP_SOFTMAX)
-      o->beta = v;
-    else
-      o->alpha = v;
-    break;
-  }
-  case TEXMEM_OP_RESIZE_NEAREST_NEIGHBOR: {
-    uint8_t ac, hp;
-    U8(0, 0, ac);
-    U8(1, 0, hp);
-    o->align_corners = ac != 0;
-    o->half_pixel_centers = hp != 0;
-    break;
-  }
-  case TEXMEM_OP_RESIZE_BILINEAR: {
-    uint8_t ac, hp;
-    U8(2, 0, ac);
-    U8(3, 0, hp);
-    o->align_corners = ac != 0;
-    o->half_pixel_centers = hp != 0;
-    break;
-  }
-  case TEXMEM_OP_DEPTH_TO_SPACE:
-    I32(0, 0, o->block_size);
-    if ((s = positive(r, k, name, "block_size", o->block_size))) return s;
-    break;
-  case TEXMEM_OP_MEAN: {
-    uint8_t keep;
-    U8(0, 0, keep);
-    o->keep_dims = keep != 0;
-    int64_t axes[TEXMEM_MAX_RANK];
-    size_t n;
-    if ((s = const_ints(r, k, name, "axis", in[1], axes, TEXMEM_MAX_RANK, &n))) return s;
-    int64_t rank = r->m->tensors[in[0]].rank;
-    for (size_t i = 0; i < n; i++) {
-      int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
-      if (a < 0 || a >= rank)
-        return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (MEAN): axis %lld out of range", k,
-                            (long long)axes[i]);
-      o->reduce_axes |= 1u << a;
-    }
-    break;
-  }
-  case TEXMEM_OP_PAD: {
-    int64_t p[2 * TEXMEM_MAX_RANK];
-    size_t n;
-    if ((s = const_ints(r, k, name, "paddings", in[1], p, 2 * TEXMEM_MAX_RANK, &n))) return s;
-    if (n % 2 || n / 2 != r->m->tensors[in[0]].rank)
-      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (PAD): %zu padding values for rank %u",
-                          k, n, r->m->tensors[in[0]].rank);
-    for (size_t i = 0; i < n; i++) {
-      if (p[i] < 0 || p[i] > INT32_MAX)
-        return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (PAD): padding %lld", k,
-                            (long long)p[i]);
-      o->pad[i / 2][i % 2] = (int32_t)p[i];
-    }
-    o->pad_rank = (unsigned)(n / 2);
-    break;
-  }
-  case TEXMEM_OP_RESHAPE: {
-    texmem__fb_vec ns;
-    ns.len = 0;
-    if (have) FB(texmem__fb_vec_field(&t, 0, 4, &ns), "operator %u (RESHAPE): new_shape", k);
-    if (ns.len > TEXMEM_MAX_NEW_SHAPE)
-      return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u (RESHAPE): new_shape rank %u", k,
-                          ns.len);
-    for (uint32_t i = 0; i < ns.len; i++) o->new_shape[i] = texmem__fb_vec_i32(&ns, i);
-    o->new_shape_rank = ns.len;
-    if (ns.len == 0 && n_in == 2 && in[1] >= 0 &&
-        (r->m->tensors[in[1]].flags & TEXMEM_TENSOR_CONSTANT)) {
-      int64_t v[TEXMEM_MAX_NEW_SHAPE];
-      size_t n;
-      if ((s = const_ints(r, k, name, "shape", in[1], v, TEXMEM_MAX_NEW_SHAPE, &n))) return s;
-      for (size_t i = 0; i < n; i++) {
-        if (v[i] < -1 || v[i] > INT32_MAX)
-          return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (RESHAPE): shape value %lld", k,
-                              (long long)v[i]);
-        o->new_shape[i] = (int32_t)v[i];
-      }
-      o->new_shape_rank = (unsigned)n;
-    }
-    break;
-  }
-  case TEXMEM_OP_STRIDED_SLICE: {
-    int32_t ellipsis, new_axis, bm, em, sm;
-    uint8_t offset;
-    I32(0, 0, bm);
-    I32(1, 0, em);
-    I32(2, 0, ellipsis);
-    I32(3, 0, new_axis);
-    I32(4, 0, sm);
-    U8(5, 0, offset);
-    if (ellipsis || new_axis || offset)
-      return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP,
-                          "operator %u (STRIDED_SLICE): ellipsis, new-axis masks or offset", k);
-    o->begin_mask = (uint32_t)bm;
-    o->end_mask = (uint32_t)em;
-    o->shrink_axis_mask = (uint32_t)sm;
-    unsigned rank = r->m->tensors[in[0]].rank;
-    static const char *const what[3] = {"begin", "end", "strides"};
-    int32_t *dst[3] = {o->slice_begin, o->slice_end, o->slice_stride};
-    for (int i = 0; i < 3; i++) {
-      int64_t v[TEXMEM_MAX_RANK];
-      size_t n;
-      if ((s = const_ints(r, k, name, what[i], in[1 + i], v, TEXMEM_MAX_RANK, &n))) return s;
-      if (n != rank)
-        return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP,
-                            "operator %u (STRIDED_SLICE): %zu %s values for rank %u", k, n, what[i],
-                            rank);
-      for (size_t j = 0; j < n; j++) {
-        /* Indices beyond int32 are clamped to the axis anyway. */
-        int64_t c = v[j] < INT32_MIN ? INT32_MIN : v[j] > INT32_MAX ? INT32_MAX : v[j];
-        if (i == 2 && c == 0)
-          return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                              "operator %u (STRIDED_SLICE): stride of axis %zu is 0", k, j);
-        if (i == 2 && c == INT32_MIN) c = INT32_MIN + 1; /* negatable */
-        dst[i][j] = (int32_t)c;
-      }
-    }
-    o->slice_rank = rank;
-    break;
-  }
-  case TEXMEM_OP_TRANSPOSE_CONV: {
-    uint8_t pad, act;
-    U8(0, 0, pad);
-    I32(1, 0, o->stride_w);
-    I32(2, 0, o->stride_h);
-    U8(3, 0, act);
-    if ((s = padding(r, k, name, pad, &o->padding)) || (s = activation(r, k, name, act, &o->activation)) ||
-        (s = positive(r, k, name, "stride_w", o->stride_w)) ||
-        (s = positive(r, k, name, "stride_h", o->stride_h)))
-      return s;
-    break;
-  }
-  case TEXMEM_OP_SPLIT:
-  case TEXMEM_OP_SPLIT_V: {
-    bool v = sp->type == TEXMEM_OP_SPLIT_V;
-    I32(0, 0, o->num_splits);
-    int32_t data = v ? in[0] : in[1], axis_in = v ? in[2] : in[0];
-    int64_t a[1];
-    size_t n;
-    if ((s = const_ints(r, k, name, "axis", axis_in, a, 1, &n))) return s;
-    int64_t rank = r->m->tensors[data].rank;
-    int64_t ax = n == 1 && a[0] < 0 ? a[0] + rank : n == 1 ? a[0] : -1;
-    if (ax < 0 || ax >= rank)
-      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): axis %lld for rank %lld",
-                          k, name, n == 1 ? (long long)a[0] : 0LL, (long long)rank);
-    o->axis = (int32_t)ax;
-    if (o->num_splits != (int32_t)n_out)
-      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): num_splits %d, %u outputs",
-                          k, name, (int)o->num_splits, n_out);
-    break;
-  }
-  default:
-    break;
-  }
-#undef U8
-#undef I32
-  return TEXMEM_STATUS_OK;
-}
-
-/* MediaPipe's Convolution2DTransposeBias keeps TfLiteTransposeConvParams as
- * raw bytes: int32 padding (1 SAME, 2 VALID), stride_w, stride_h. */
-static texmem_status parse_transpose_conv(reader *r, unsigned k, const uint8_t *opt, size_t n,
-                                          texmem_op_options *o) {
-  if (n < 12)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                        "operator %u (%s): custom options are %zu bytes, expected 12", k, custom_transpose_conv, n);
-  int32_t pad = (int32_t)texmem__fb_u32(opt);
-  o->stride_w = (int32_t)texmem__fb_u32(opt + 4);
-  o->stride_h = (int32_t)texmem__fb_u32(opt + 8);
-  if (pad != 1 && pad != 2)
-    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u (%s): padding %d unsupported", k,
-                        custom_transpose_conv, (int)pad);
-  o->padding = pad == 2 ? TEXMEM_PADDING_VALID : TEXMEM_PADDING_SAME;
-  texmem_status s;
-  if ((s = positive(r, k, custom_transpose_conv, "stride_w", o->stride_w)) ||
-      (s = positive(r, k, custom_transpose_conv, "stride_h", o->stride_h)))
-    return s;
-  return TEXMEM_STATUS_OK;
-}
-
-/* MediaPipe's custom operators, in the version implemented (2). */
-typedef struct mp_spec {
-  const char *name;
-  int32_t version;
-  op_spec spec;
-} mp_spec;
-
-static const mp_spec mp_specs[] = {
-    {TEXMEM__MP_L2TM_NAME, 2, {TFL_CUSTOM, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, TFLO_NONE, 1, 1}},
-    {TEXMEM__MP_TTB_NAME, 2, {TFL_CUSTOM, TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR, TFLO_NONE, 2, 2}},
-    {TEXMEM__MP_TL_NAME, 2, {TFL_CUSTOM, TEXMEM_OP_TRANSFORM_LANDMARKS, TFLO_NONE, 2, 2}},
-};
-
-static const mp_spec *mediapipe_spec(const char *custom) {
-  for (size_t i = 0; i < sizeof mp_specs / sizeof mp_specs[0]; i++)
-    if (strcmp(custom, mp_specs[i].name) == 0) return &mp_specs[i];
-  return NULL;
-}
-
-/* Checks the FlexBuffers options now, so a hostile map is a load error
- * naming the operator; the kernels parse them again when they run. */
-static texmem_status parse_mediapipe(reader *r, unsigned k, const mp_spec *mp, const uint8_t *opt,
-                                     size_t n) {
-  texmem_error inner;
-  memset(&inner, 0, sizeof inner);
-  texmem_status s = TEXMEM_STATUS_OK;
-  if (mp->spec.type == TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX) {
-    texmem__mp_l2tm *l = malloc(sizeof *l);
-    if (!l) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u: no memory", k);
-    s = texmem__mp_parse_l2tm(opt, n, l, &inner);
-    free(l);
-  } else if (mp->spec.type == TEXMEM_OP_TRANSFORM_TENSOR_BILINEAR) {
-    texmem__mp_ttb t;
-    s = texmem__mp_parse_ttb(opt, n, &t, &inner);
-  }
-  if (s) return texmem__fail(r->err, s, "operator %u: %s", k, inner.message);
-  return TEXMEM_STATUS_OK;
-}
-
-/* The custom option bytes of operator table ot: inline, or (models over
- * 2 GB) at an offset of the file; bounds-checked, borrowed. */
-static texmem_status custom_options(reader *r, unsigned k, const char *custom, const texmem__fb_table *ot,
-                                    const uint8_t **opt, size_t *opt_size) {
+/* The custom option bytes of an operator: inline, or (models over 2 GB) at
+ * an offset of the file; bounds-checked, borrowed. */
+static texmem_status custom_options(reader *r, unsigned k, const texmem__tfl_op *op, const uint8_t **opt,
+                                    size_t *opt_size) {
   texmem__fb_vec co;
-  uint64_t loff, lsize;
-  FB(texmem__fb_vec_field(ot, OP_CUSTOM_OPTIONS, 1, &co), "operator %u (custom '%s'): custom options", k,
-     custom);
-  FB(texmem__fb_u64f(ot, OP_LARGE_CUSTOM_OFFSET, 0, &loff), "operator %u (custom '%s'): custom options", k,
-     custom);
-  FB(texmem__fb_u64f(ot, OP_LARGE_CUSTOM_SIZE, 0, &lsize), "operator %u (custom '%s'): custom options", k,
-     custom);
-  *opt = r->fb.data + co.pos;
+  TEXMEM__FB_TRY(r->err, texmem__fb_vec_field(&op->table, OP_CUSTOM_OPTIONS, 1, &co),
+                 "operator %u (custom '%s'): custom options", k, op->custom);
+  const texmem__fb *fb = &r->file.fb;
+  *opt = fb->data + co.pos;
   *opt_size = co.len;
+  uint64_t loff = op->large_custom_offset, lsize = op->large_custom_size;
   if (co.len == 0 && loff > 1) {
-    if (loff > r->fb.size || lsize > r->fb.size - loff)
-      return texmem__fb_bad(r->err, TEXMEM__FB_OUT_OF_BOUNDS, "operator %u (custom '%s'): external custom options", k, custom);
-    *opt = r->fb.data + loff;
+    if (loff > fb->size || lsize > fb->size - loff)
+      return texmem__fb_bad(r->err, TEXMEM__FB_OUT_OF_BOUNDS, "operator %u (custom '%s'): external custom options", k,
+                            op->custom);
+    *opt = fb->data + loff;
     *opt_size = (size_t)lsize;
-  }
-  return TEXMEM_STATUS_OK;
-}
-
-static texmem_status read_indices(reader *r, unsigned k, const texmem__fb_table *ot, unsigned id,
-                                  const char *what, bool allow_absent, int32_t **out, uint32_t *n) {
-  texmem__fb_vec v;
-  FB(texmem__fb_vec_field(ot, id, 4, &v), "operator %u: %s vector", k, what);
-  texmem_status s = charge(r, -1, (size_t)v.len * sizeof **out + 1);
-  if (s) return s;
-  *out = malloc((size_t)v.len * sizeof **out + 1);
-  if (!*out) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u: no memory", k);
-  *n = v.len;
-  for (uint32_t i = 0; i < v.len; i++) {
-    int32_t t = texmem__fb_vec_i32(&v, i);
-    if (t < (allow_absent ? -1 : 0) || (t >= 0 && (size_t)t >= r->m->n_tensors))
-      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u: %s %u is tensor %d, out of range", k, what,
-                          i, (int)t);
-    (*out)[i] = t;
   }
   return TEXMEM_STATUS_OK;
 }
@@ -845,135 +413,134 @@ static bool touches_collapsed(const reader *r, const int32_t *in, uint32_t n_in,
   return false;
 }
 
-static texmem_status read_op(reader *r, const texmem__fb_vec *ov, uint32_t k) {
-  texmem__fb_table ot, ct;
-  uint32_t opcode;
-  FB(texmem__fb_vec_table(ov, k, &ot), "operator %u", k);
-  FB(texmem__fb_u32f(&ot, OP_OPCODE_INDEX, 0, &opcode), "operator %u: opcode index", k);
-  if (opcode >= r->codes.len)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u: opcode index %u out of range (%u codes)", k,
-                        opcode, r->codes.len);
-  uint8_t dep;
-  int32_t code;
-  const char *custom;
-  size_t custom_len;
-  FB(texmem__fb_vec_table(&r->codes, opcode, &ct), "operator code %u", opcode);
-  FB(texmem__fb_u8(&ct, OPCODE_DEPRECATED_BUILTIN, 0, &dep), "operator code %u: builtin code", opcode);
-  FB(texmem__fb_i32(&ct, OPCODE_BUILTIN, 0, &code), "operator code %u: builtin code", opcode);
-  FB(texmem__fb_string(&ct, OPCODE_CUSTOM, &custom, &custom_len), "operator code %u: custom code", opcode);
-  int32_t version;
-  FB(texmem__fb_i32(&ct, OPCODE_VERSION, 1, &version), "operator code %u: version", opcode);
-  /* Old files set only the byte field, new ones both; take the larger. */
-  if ((int8_t)dep > code) code = (int8_t)dep;
-
-  int32_t *in = NULL, *out = NULL;
-  uint32_t n_in = 0, n_out = 0;
-  texmem_status s;
-  if ((s = read_indices(r, k, &ot, OP_INPUTS, "input", true, &in, &n_in)) ||
-      (s = read_indices(r, k, &ot, OP_OUTPUTS, "output", false, &out, &n_out)))
-    goto done;
-  for (uint32_t i = 0; i < n_out; i++) {
-    texmem_tensor *t = &r->m->tensors[out[i]];
-    if (t->producer >= 0 || (t->flags & TEXMEM_TENSOR_CONSTANT)) {
-      s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u: output tensor %d is %s", k, (int)out[i],
-                       t->producer >= 0 ? "already produced by another operator" : "a constant");
-      goto done;
-    }
-    for (uint32_t j = 0; j < i; j++)
-      if (out[j] == out[i]) {
-        s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u: output tensor %d listed twice", k,
-                         (int)out[i]);
-        goto done;
-      }
-  }
-  if ((code == TFL_DEQUANTIZE || code == TFL_DENSIFY) && foldable(r, code, in, n_in, n_out)) {
-    s = fold(r, k, code, in, n_in, out, n_out);
-    goto done;
-  }
-
+/* An operator being read: its file fields, tensors and what it becomes. */
+typedef struct op_read {
+  unsigned k;
+  texmem__tfl_op file;
+  int32_t *in, *out;
+  uint32_t n_in, n_out;
+  const texmem__op_spec *sp;
+  const uint8_t *opt; /* custom option bytes */
+  size_t opt_size;
   texmem_op op;
-  memset(&op, 0, sizeof op);
-  op.options = texmem_op_options_default();
-  op.options.builtin_code = code;
-  const op_spec *sp = NULL;
-  op_spec custom_spec = {TFL_CUSTOM, TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS, TFLO_NONE, 3, 3};
-  const mp_spec *mp = NULL;
-  const uint8_t *opt = NULL;
-  size_t opt_size = 0;
-  if (code == TFL_CUSTOM) {
-    /* Every custom operator's option bytes are checked and kept, known or
-     * not; only Convolution2DTransposeBias is parsed. */
-    if ((s = custom_options(r, k, custom, &ot, &opt, &opt_size))) goto done;
-    if (strcmp(custom, custom_transpose_conv) == 0) sp = &custom_spec;
-    else if ((mp = mediapipe_spec(custom)) && mp->version == version) sp = &mp->spec;
-    /* another version of a MediaPipe operator: kept as OTHER by its name */
-    else if (mp) op.options.options_unsupported = true;
-  } else {
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
-      if (specs[i].code == code) sp = &specs[i];
+} op_read;
+
+/* Each output is produced once, by this operator, and is no constant. */
+static texmem_status check_outputs(reader *r, const op_read *x) {
+  for (uint32_t i = 0; i < x->n_out; i++) {
+    const texmem_tensor *t = &r->m->tensors[x->out[i]];
+    if (t->producer >= 0 || (t->flags & TEXMEM_TENSOR_CONSTANT))
+      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u: output tensor %d is %s", x->k,
+                          (int)x->out[i], t->producer >= 0 ? "already produced by another operator" : "a constant");
+    for (uint32_t j = 0; j < i; j++)
+      if (x->out[j] == x->out[i])
+        return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u: output tensor %d listed twice", x->k,
+                            (int)x->out[i]);
   }
-  if (sp) {
-    const char *name = texmem_op_type_name(sp->type);
-    if (n_in < sp->min_in || n_in > sp->max_in || n_out < 1 || (n_out != 1 && !multi_output(sp->type))) {
-      s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %u inputs and %u outputs", k, name,
-                       n_in, n_out);
-      goto done;
-    }
-    for (uint32_t i = 0; i < sp->min_in; i++)
-      if (in[i] < 0) {
-        s = texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): required input %u absent", k, name,
-                         i);
-        goto done;
-      }
-    if (touches_collapsed(r, in, n_in, out, n_out))
-      s = TEXMEM_STATUS_UNSUPPORTED_OP; /* a rank above 4: no kernel handles it */
-    else if (sp->type == TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS)
-      s = parse_transpose_conv(r, k, opt, opt_size, &op.options);
-    else if (mp)
-      s = parse_mediapipe(r, k, mp, opt, opt_size);
-    else
-      s = parse_options(r, k, sp, &ot, in, n_in, n_out, &op.options);
-    if (s == TEXMEM_STATUS_UNSUPPORTED_OP) {
-      /* Options outside the IR: keep the operator (it plans) as OTHER; the
-       * runtime refuses it by name. */
-      op.options = texmem_op_options_default();
-      op.options.builtin_code = code;
-      op.options.options_unsupported = true;
-      sp = NULL;
-      s = TEXMEM_STATUS_OK;
-      if (r->err) memset(r->err, 0, sizeof *r->err);
-    } else if (s) {
-      goto done;
-    }
-  }
-  if (code == TFL_CUSTOM) {
-    size_t name_len = strlen(custom);
-    if ((s = charge(r, -1, name_len + 1 + opt_size))) goto done;
-    char *cname = malloc(name_len + 1);
-    uint8_t *copt = malloc(opt_size ? opt_size : 1);
-    if (!cname || !copt) {
-      free(cname);
-      free(copt);
-      s = texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u: no memory", k);
-      goto done;
-    }
-    memcpy(cname, custom, name_len + 1);
-    if (opt_size) memcpy(copt, opt, opt_size);
-    op.options.custom_name = cname;
-    op.options.custom_options = copt;
-    op.options.custom_options_size = opt_size;
-  }
-  op.type = sp ? sp->type : TEXMEM_OP_OTHER;
-  op.inputs = in;
-  op.n_inputs = n_in;
-  op.outputs = out;
-  op.n_outputs = n_out;
-  for (uint32_t i = 0; i < n_out; i++) r->m->tensors[out[i]].producer = (int32_t)r->m->n_ops;
-  r->m->ops[r->m->n_ops++] = op; /* capacity reserved for every file op */
   return TEXMEM_STATUS_OK;
-done:
-  free(in);
-  free(out);
+}
+
+/* The spec of the operator (NULL: OTHER). Every custom operator's option
+ * bytes are checked and kept, known or not. */
+static texmem_status find_spec(reader *r, op_read *x) {
+  int32_t code = x->file.code;
+  x->op.options = texmem_op_options_default();
+  x->op.options.builtin_code = code;
+  if (code != TFL_CUSTOM) {
+    x->sp = texmem__tflite_builtin_spec(code);
+    return TEXMEM_STATUS_OK;
+  }
+  texmem_status s = custom_options(r, x->k, &x->file, &x->opt, &x->opt_size);
+  if (s) return s;
+  bool other_version;
+  x->sp = texmem__tflite_custom_spec(x->file.custom, x->file.version, &other_version);
+  /* another version of a MediaPipe operator: kept as OTHER by its name */
+  if (other_version) x->op.options.options_unsupported = true;
+  return TEXMEM_STATUS_OK;
+}
+
+/* The operator's options per its spec. Options outside the IR keep the
+ * operator (it plans) as OTHER; the runtime refuses it by name. */
+static texmem_status parse_options(reader *r, op_read *x) {
+  const texmem__op_spec *sp = x->sp;
+  const char *name = texmem_op_type_name(sp->type);
+  if (x->n_in < sp->min_in || x->n_in > sp->max_in || x->n_out < 1 || (x->n_out != 1 && !multi_output(sp->type)))
+    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): %u inputs and %u outputs", x->k, name,
+                        x->n_in, x->n_out);
+  for (uint32_t i = 0; i < sp->min_in; i++)
+    if (x->in[i] < 0)
+      return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "operator %u (%s): required input %u absent", x->k, name,
+                          i);
+  texmem_status s;
+  if (touches_collapsed(r, x->in, x->n_in, x->out, x->n_out))
+    s = TEXMEM_STATUS_UNSUPPORTED_OP; /* a rank above 4: no kernel handles it */
+  else if (sp->code == TFL_CUSTOM)
+    s = texmem__tflite_custom_options(x->k, sp, x->opt, x->opt_size, &x->op.options, r->err);
+  else
+    s = texmem__tflite_builtin_options(r, r->m, x->k, sp, &x->file.table, x->in, x->n_in, x->n_out, &x->op.options,
+                                       r->err);
+  if (s != TEXMEM_STATUS_UNSUPPORTED_OP) return s;
+  x->op.options = texmem_op_options_default();
+  x->op.options.builtin_code = x->file.code;
+  x->op.options.options_unsupported = true;
+  x->sp = NULL;
+  if (r->err) memset(r->err, 0, sizeof *r->err);
+  return TEXMEM_STATUS_OK;
+}
+
+/* A custom operator keeps its code and option bytes (copies). */
+static texmem_status keep_custom(reader *r, op_read *x) {
+  size_t name_len = strlen(x->file.custom);
+  texmem_status s = charge(r, -1, name_len + 1 + x->opt_size);
+  if (s) return s;
+  char *cname = malloc(name_len + 1);
+  uint8_t *copt = malloc(x->opt_size ? x->opt_size : 1);
+  if (!cname || !copt) {
+    free(cname);
+    free(copt);
+    return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "operator %u: no memory", x->k);
+  }
+  memcpy(cname, x->file.custom, name_len + 1);
+  if (x->opt_size) memcpy(copt, x->opt, x->opt_size);
+  x->op.options.custom_name = cname;
+  x->op.options.custom_options = copt;
+  x->op.options.custom_options_size = x->opt_size;
+  return TEXMEM_STATUS_OK;
+}
+
+/* Operator k: folded away, or appended to the model. */
+static texmem_status read_op(reader *r, uint32_t k) {
+  op_read x;
+  memset(&x, 0, sizeof x);
+  x.k = k;
+  char where[32];
+  snprintf(where, sizeof where, "operator %u", k);
+  texmem_status s = texmem__tfl_op_read(&r->file, &r->sg, k, &x.file, r->err);
+  if (s) return s;
+  x.n_in = x.file.inputs.len;
+  x.n_out = x.file.outputs.len;
+  if ((s = copy_indices(r, &x.file.inputs, true, where, "input", &x.in)) ||
+      (s = copy_indices(r, &x.file.outputs, false, where, "output", &x.out)) || (s = check_outputs(r, &x)))
+    goto fail;
+  int32_t code = x.file.code;
+  if ((code == TFL_DEQUANTIZE || code == TFL_DENSIFY) && foldable(r, code, x.in, x.n_in, x.n_out)) {
+    s = fold(r, k, code, x.in, x.n_in, x.out, x.n_out);
+    goto fail; /* folded: the indices are not kept */
+  }
+  if ((s = find_spec(r, &x)) || (x.sp && (s = parse_options(r, &x))) ||
+      (code == TFL_CUSTOM && (s = keep_custom(r, &x))))
+    goto fail;
+  x.op.type = x.sp ? x.sp->type : TEXMEM_OP_OTHER;
+  x.op.inputs = x.in;
+  x.op.n_inputs = x.n_in;
+  x.op.outputs = x.out;
+  x.op.n_outputs = x.n_out;
+  for (uint32_t i = 0; i < x.n_out; i++) r->m->tensors[x.out[i]].producer = (int32_t)r->m->n_ops;
+  r->m->ops[r->m->n_ops++] = x.op; /* capacity reserved for every file op */
+  return TEXMEM_STATUS_OK;
+fail:
+  free(x.in);
+  free(x.out);
   return s;
 }
 
@@ -1036,47 +603,32 @@ static texmem_status materialize(reader *r) {
   return TEXMEM_STATUS_OK;
 }
 
-static texmem_status read_model(reader *r) {
-  texmem__fb_table root, sg;
-  texmem__fb_vec subgraphs, tv, ov;
-  uint32_t version;
-  if (r->fb.size >= 8 && memcmp(r->fb.data + 4, "TFL3", 4) != 0)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "not a TFLite model (file identifier is not TFL3)");
-  FB(texmem__fb_root(&r->fb, "TFL3", &root), "model root table");
-  FB(texmem__fb_u32f(&root, MODEL_VERSION, 0, &version), "model version");
-  if (version != 3)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "model schema version %u, expected 3", version);
-  FB(texmem__fb_vec_field(&root, MODEL_OPERATOR_CODES, 4, &r->codes), "model operator_codes vector");
-  FB(texmem__fb_vec_field(&root, MODEL_BUFFERS, 4, &r->buffers), "model buffers vector");
-  FB(texmem__fb_vec_field(&root, MODEL_SUBGRAPHS, 4, &subgraphs), "model subgraphs vector");
-  if (subgraphs.len == 0) return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "model has no subgraph");
-  FB(texmem__fb_vec_table(&subgraphs, 0, &sg), "subgraph 0");
-  FB(texmem__fb_vec_field(&sg, SUBGRAPH_TENSORS, 4, &tv), "subgraph 0: tensors vector");
-  FB(texmem__fb_vec_field(&sg, SUBGRAPH_OPERATORS, 4, &ov), "subgraph 0: operators vector");
 
-  /* Vector lengths are bounded by the file size, so these are too. */
+static texmem_status read_model(reader *r) {
   texmem_status s;
-  /* The model's arrays (capacity up to twice the count), the per-tensor
+  if ((s = texmem__tfl_subgraph_read(&r->file, 0, &r->sg, r->err))) return s;
+  uint32_t n_tensors = r->sg.tensors.len, n_ops = r->sg.operators.len;
+  /* Vector lengths are bounded by the file size, so these are too. The
+   * model's arrays (capacity up to twice the count), the per-tensor
    * scratch here, in materialize and in texmem__apply_input_shapes. */
-  size_t nt = tv.len ? tv.len : 1, no = ov.len ? ov.len : 1;
+  size_t nt = n_tensors ? n_tensors : 1, no = n_ops ? n_ops : 1;
   if ((s = charge(r, -1, nt * (2 * sizeof(texmem_tensor) + sizeof(raw_tensor) + 1 + 2 * sizeof(bool)) +
                              no * 2 * sizeof(texmem_op))))
     return s;
-  if ((s = texmem__model_reserve_tensors(r->m, tv.len ? tv.len : 1, r->err)) ||
-      (s = texmem__model_reserve_ops(r->m, ov.len ? ov.len : 1, r->err)))
+  if ((s = texmem__model_reserve_tensors(r->m, nt, r->err)) || (s = texmem__model_reserve_ops(r->m, no, r->err)))
     return s;
-  r->raw = calloc(tv.len ? tv.len : 1, sizeof *r->raw);
-  r->dynamic = calloc(tv.len ? tv.len : 1, 1);
+  r->raw = calloc(nt, sizeof *r->raw);
+  r->dynamic = calloc(nt, 1);
   if (!r->raw || !r->dynamic)
-    return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %u tensors", tv.len);
-  for (uint32_t i = 0; i < tv.len; i++)
-    if ((s = read_tensor(r, &tv, i))) return s;
-  if ((s = read_io(r, &sg, SUBGRAPH_INPUTS, "input", &r->m->inputs, &r->m->n_inputs, TEXMEM_TENSOR_INPUT)) ||
-      (s = read_io(r, &sg, SUBGRAPH_OUTPUTS, "output", &r->m->outputs, &r->m->n_outputs, TEXMEM_TENSOR_OUTPUT)) ||
+    return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for %u tensors", n_tensors);
+  for (uint32_t i = 0; i < n_tensors; i++)
+    if ((s = read_tensor(r, i))) return s;
+  if ((s = read_io(r, &r->sg.inputs, "input", &r->m->inputs, &r->m->n_inputs, TEXMEM_TENSOR_INPUT)) ||
+      (s = read_io(r, &r->sg.outputs, "output", &r->m->outputs, &r->m->n_outputs, TEXMEM_TENSOR_OUTPUT)) ||
       (s = texmem__apply_input_shapes(r->m, r->dynamic, r->desc, MAX_ELEMENTS, r->err)))
     return s;
-  for (uint32_t k = 0; k < ov.len; k++)
-    if ((s = read_op(r, &ov, k))) return s;
+  for (uint32_t k = 0; k < n_ops; k++)
+    if ((s = read_op(r, k))) return s;
   if ((s = materialize(r))) return s;
   texmem__model_update_flags(r->m);
   return TEXMEM_STATUS_OK;
@@ -1096,14 +648,13 @@ texmem_status texmem_model_read_tflite_desc(const void *data, size_t size,
     return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "model of %zu bytes is over the 4 GiB flatbuffer limit", size);
   reader r;
   memset(&r, 0, sizeof r);
-  r.fb.data = data;
-  r.fb.size = size;
   r.err = err;
   r.budget = desc && desc->max_load_bytes ? desc->max_load_bytes
                                            : size * LOAD_BUDGET_FACTOR + LOAD_BUDGET_SLACK;
   r.desc = desc;
-  texmem_status s = texmem_model_create(&r.m, err);
+  texmem_status s = texmem__tfl_open(&r.file, data, size, err);
   if (s) return s;
+  if ((s = texmem_model_create(&r.m, err))) return s;
   s = read_model(&r);
   free(r.raw);
   free(r.dynamic);
@@ -1123,39 +674,13 @@ texmem_status texmem_model_load_tflite_desc(const char *path, const texmem_model
                                             texmem_model **out, texmem_error *err) {
   if (!path || !out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "path or out is NULL");
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return texmem__fail(err, TEXMEM_STATUS_IO, "%s: cannot open", path);
-  uint8_t *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      size_t ncap = cap ? cap * 2 : 1u << 20;
-      uint8_t *nb = ncap > cap ? realloc(buf, ncap) : NULL;
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory to read the file", path);
-      }
-      buf = nb;
-      cap = ncap;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  bool failed = ferror(f) != 0;
-  fclose(f);
-  if (failed) {
-    free(buf);
-    return texmem__fail(err, TEXMEM_STATUS_IO, "%s: read error", path);
-  }
-  texmem_status s = texmem_model_read_tflite_desc(buf, len, desc, out, err);
+  uint8_t *buf;
+  size_t len;
+  texmem_status s = texmem__tfl_read_path(path, UINT32_MAX, &buf, &len, err);
+  if (s) return s;
+  s = texmem_model_read_tflite_desc(buf, len, desc, out, err);
   free(buf);
-  if (s && err) {
-    /* Prefix the path so CLI messages say which file. */
-    char msg[sizeof err->message];
-    memcpy(msg, err->message, sizeof msg);
-    if (snprintf(err->message, sizeof err->message, "%s: %s", path, msg) < 0) err->message[0] = 0;
-  }
+  /* Prefix the path so CLI messages say which file. */
+  if (s) texmem__tfl_name_path(err, path);
   return s;
 }

@@ -19,17 +19,14 @@ static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_bench_models"); }
 
 TestSuite(cli_bench_models, .init = make_tmpdir, .fini = tt_tmpdir_remove, .timeout = 600);
 
-/* texmem bench PATH [--input-shape S] ARGS... (NULL-terminated). */
+/* texmem bench PATH ARGS... (NULL-terminated): every model as a new user
+ * runs it, dynamic batches at the file's placeholder. */
 static tt_run bench(size_t model, const char *first, ...) {
   static char path[1024];
   snprintf(path, sizeof path, "%s/%s", tt_model_cache(), tt_models[model].file);
   if (access(path, R_OK) != 0) cr_skip_test("%s is not in the model cache (tools/fetch_models.sh)", path);
-  const char *pre[4] = {"bench", path};
+  const char *pre[2] = {"bench", path};
   size_t npre = 2;
-  if (tt_models[model].input_shape) {
-    pre[npre++] = "--input-shape";
-    pre[npre++] = tt_models[model].input_shape;
-  }
   va_list ap;
   va_start(ap, first);
   tt_run r = tt_texmem_v(pre, npre, first, ap);
@@ -47,6 +44,86 @@ static void expect_each_listed(const char *out, const char *list, const char *fi
     snprintf(line, sizeof line, "\n  %s\n", item);
     cr_expect_not_null(strstr(out, line), "%s: no line '%s' in:\n%s", file, item, out);
   }
+}
+
+/* A graph of nt tensors made here: tensor 0 in, the last one out; written
+ * to the scratch folder as name (the path returned). */
+static const char *made_model(const char *name, const tw_tensor *t, size_t nt, const tw_operator *ops, size_t nops) {
+  const int32_t in = 0, out = (int32_t)nt - 1;
+  const tw_subgraph sg = {"main", nt, t, 1, &in, 1, &out, nops, ops};
+  const tw_model m = {name, 1, &sg};
+  const char *path = tt_tmp_path(name);
+  texmem_error err = {0};
+  cr_assert_eq(tw_write_file(&m, path, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  return path;
+}
+
+#define PLACEHOLDER_NOTE "texmem: input_1: batch dynamic, run at 1; --input-shape to change\n"
+
+/* "lower_bound" of bench --json output. */
+static unsigned long long lower_bound(const char *json) {
+  const char *p = strstr(json, "\"lower_bound\": ");
+  cr_assert_not_null(p, "%s", json);
+  return strtoull(p + 15, NULL, 10);
+}
+
+/* The models whose input has a dynamic batch (the four 3-D object
+ * detectors) plan with `texmem bench MODEL` alone, at batch 1 as TFLite
+ * runs them, and say so; --input-shape still sets the batch. */
+Test(cli_bench_models, dynamic_batch_runs_at_the_placeholder) {
+  size_t seen = 0;
+  for (size_t i = 0; i < TT_N_MODELS; i++) {
+    if (!tt_model_in_run(tt_models[i].file) || !tt_models[i].input_shape) continue;
+    const char *file = tt_models[i].file;
+    tt_run a = bench(i, "--plan-only", "--json", NULL);
+    cr_assert_eq(a.code, 0, "%s: %s", file, a.err);
+    cr_expect_not_null(strstr(a.err, PLACEHOLDER_NOTE), "%s: %s", file, a.err);
+    tt_run b = bench(i, "--plan-only", "--json", "--input-shape", "2,224,224,3", NULL);
+    cr_assert_eq(b.code, 0, "%s: %s", file, b.err);
+    cr_expect_null(strstr(b.err, "dynamic"), "%s: %s", file, b.err);
+    cr_expect_gt(lower_bound(b.out), lower_bound(a.out), "%s: batch 2 plans no more than batch 1", file);
+    tt_run_free(&a);
+    tt_run_free(&b);
+    seen++;
+  }
+  cr_log_info("%zu cached models with a dynamic batch", seen);
+}
+
+/* A model made here (nothing downloaded) whose input and intermediate
+ * tensors have a dynamic batch, placeholder 1: RELU, RELU6. texmem bench,
+ * records and plan --model take it as it is, at batch 1, and say so;
+ * --input-shape 3,... triples every record. */
+Test(cli_bench_models, dynamic_batch_model_made_here) {
+  static const int32_t sig[4] = {-1, 4, 4, 8};
+  tw_tensor t[] = {TW_TENSOR("in", TW_FLOAT32, 4, 1, 4, 4, 8), TW_TENSOR("mid", TW_FLOAT32, 4, 1, 4, 4, 8),
+                   TW_TENSOR("out", TW_FLOAT32, 4, 1, 4, 4, 8)};
+  for (int i = 0; i < 3; i++) t[i].shape_signature = sig;
+  const int32_t io[][2] = {{0, 1}, {1, 2}};
+  const tw_operator ops[] = {
+      {TW_OP_RELU, .n_inputs = 1, .inputs = &io[0][0], .n_outputs = 1, .outputs = &io[0][1]},
+      {TW_OP_RELU6, .n_inputs = 1, .inputs = &io[1][0], .n_outputs = 1, .outputs = &io[1][1]}};
+  const char *path = made_model("dynamic_batch.tflite", t, 3, ops, 2);
+  static const char note[] = "texmem: in: batch dynamic, run at 1; --input-shape to change\n";
+  tt_run r = tt_texmem("bench", path, "--runs", "1", "--json", NULL);
+  cr_assert_eq(r.code, 0, "%s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"outputs_identical\": true"), "%s", r.out);
+  cr_expect_not_null(strstr(r.err, note), "%s", r.err);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--model", path, NULL);
+  cr_assert_eq(r.code, 0, "%s", r.err);
+  cr_expect_not_null(strstr(r.err, note), "%s", r.err);
+  tt_run_free(&r);
+  /* 1-D stored records: 512 bytes a tensor at batch 1, 1536 at batch 3. */
+  tt_run a = tt_texmem("records", path, "--dims", "1", "--precision", "stored", NULL);
+  tt_run b = tt_texmem("records", path, "--dims", "1", "--precision", "stored", "--input-shape", "3,4,4,8", NULL);
+  cr_assert_eq(a.code, 0, "%s", a.err);
+  cr_assert_eq(b.code, 0, "%s", b.err);
+  cr_expect_not_null(strstr(a.err, note), "%s", a.err);
+  cr_expect_null(strstr(b.err, "dynamic"), "%s", b.err);
+  cr_expect_not_null(strstr(a.out, "\n0 0 1 512\n"), "%s", a.out);
+  cr_expect_not_null(strstr(b.out, "\n0 0 1 1536\n"), "%s", b.out);
+  tt_run_free(&a);
+  tt_run_free(&b);
 }
 
 Test(cli_bench_models, plan_only_every_model) {
@@ -119,12 +196,7 @@ Test(cli_bench_models, unsupported_operators_of_a_made_model) {
       {TW_OP_CUSTOM, "NotAnOp", .n_inputs = 1, .inputs = &io[3][0], .n_outputs = 1,
        .outputs = &io[3][1]},
       {TW_OP_RELU, .n_inputs = 1, .inputs = &io[4][0], .n_outputs = 1, .outputs = &io[4][1]}};
-  const int32_t in = 0, out = 5;
-  const tw_subgraph sg = {"main", 6, t, 1, &in, 1, &out, 5, ops};
-  const tw_model m = {"unsupported operators", 1, &sg};
-  const char *path = tt_tmp_path("unsupported.tflite");
-  texmem_error err = {0};
-  cr_assert_eq(tw_write_file(&m, path, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  const char *path = made_model("unsupported.tflite", t, 6, ops, 5);
   tt_run r = tt_texmem("bench", path, "--runs", "1", NULL);
   cr_expect_eq(r.code, 2, "exit %d: %s", r.code, r.err);
   const char *tables = strstr(r.out, "texture memory of the intermediate tensors");
@@ -155,6 +227,8 @@ Test(cli_bench_models, supported_models_run_end_to_end) {
     tt_run r = bench(i, "--runs", "1", "--json", NULL);
     cr_expect_eq(r.code, 0, "%s: %s", file, r.err);
     cr_expect_not_null(strstr(r.out, "\"outputs_identical\": true"), "%s: %s", file, r.out);
+    if (tt_models[i].input_shape) /* a dynamic batch, run at its placeholder */
+      cr_expect_not_null(strstr(r.err, PLACEHOLDER_NOTE), "%s: %s", file, r.err);
     tt_run_free(&r);
     ran++;
   }

@@ -445,14 +445,46 @@ static mdesc dynamic_batch(void) {
   return m;
 }
 
-Test(model_anyop, dynamic_batch_is_an_error_naming_the_input) {
+/* Without input shapes a dynamic input runs at the placeholder the file
+ * stores in `shape`, as TFLite runs it (here batch 2, so the test sees the
+ * file's value rather than a default), and the model says which of its
+ * dimensions do. */
+Test(model_anyop, dynamic_batch_runs_at_the_placeholder) {
   mdesc m = dynamic_batch();
+  for (size_t i = 0; i < NT; i++)
+    if (dyn[i].has_sig) dyn[i].shape[0] = 2;
   texmem_model *model = NULL;
   texmem_error err = {0};
-  cr_assert_eq(load(&m, NULL, &model, &err), TEXMEM_STATUS_UNSUPPORTED);
-  cr_assert(strstr(err.message, "graph input tensor 0 ('in'): dimension 0 is dynamic"), "%s",
-            err.message);
-  cr_assert(strstr(err.message, "--input-shape"), "%s", err.message);
+  cr_assert_eq(load(&m, NULL, &model, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  cr_assert_eq(texmem_model_input_placeholder(model, 0), 1u);
+  cr_assert_eq(texmem_model_input_placeholder(model, 1), 0u); /* out of range */
+  for (size_t i = 0; i < NT; i++) {
+    const texmem_tensor *t = texmem_model_tensor(model, i);
+    uint32_t want = tensors[i].buffer ? 8u : tensors[i].rank >= 2 ? 2u : 1u;
+    cr_assert_eq(t->b, want, "tensor %zu '%s': batch %u", i, t->name, t->b);
+  }
+  texmem_record *r = NULL;
+  size_t n = 0;
+  cr_assert_eq(texmem_model_records(model, 1, TEXMEM_PRECISION_STORED, &r, &n, NULL, NULL), TEXMEM_STATUS_OK);
+  cr_assert_eq(r[0].dims[0], 2 * 128); /* a_int8, batch 2 */
+  free(r);
+  texmem_model_destroy(model);
+  /* A shape given: nothing runs at a placeholder. */
+  texmem_input_shape s = {"in", 0, 4, {3, 4, 4, 8}};
+  texmem_model_load_desc d = {.input_shapes = &s, .n_input_shapes = 1};
+  cr_assert_eq(load(&m, &d, &model, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  cr_assert_eq(texmem_model_input_placeholder(model, 0), 0u);
+  cr_assert_eq(texmem_model_tensor(model, 1)->b, 3u);
+  texmem_model_destroy(model);
+  /* At the placeholders every stored shape holds, other dynamic
+   * dimensions than the batch included (the input's and another tensor's). */
+  dyn[0].sig[1] = -1;
+  dyn[3].sig[2] = -1;
+  cr_assert_eq(load(&m, NULL, &model, &err), TEXMEM_STATUS_OK, "%s", err.message);
+  cr_assert_eq(texmem_model_input_placeholder(model, 0), 3u);
+  const texmem_tensor *c = texmem_model_tensor(model, 3);
+  cr_assert(c->shape[0] == 2 && c->shape[1] == 4 && c->shape[2] == 4 && c->shape[3] == 3);
+  texmem_model_destroy(model);
 }
 
 Test(model_anyop, input_shape_fixes_and_propagates_the_batch) {

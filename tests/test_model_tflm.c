@@ -535,7 +535,9 @@ Test(tflm, random_flips_never_crash) {
 }
 
 /* tflm_greedy gives valid plans (tt_plan runs the validator) on random
- * records, with and without alignment, never below max_live. */
+ * records, with and without alignment, never below max_live; on 16-byte
+ * sizes it places every record where texmem_tflm_greedy (TFLM's planner
+ * with nothing offline, a separate implementation) does. */
 Test(tflm, tflm_greedy_valid_on_random_records) {
   uint64_t state = 11;
   for (int iter = 0; iter < 200; iter++) {
@@ -552,6 +554,15 @@ Test(tflm, tflm_greedy_valid_on_random_records) {
                                                            .strategy = TEXMEM_STRATEGY_TFLM_GREEDY,
                                                            .alignment = align});
     cr_assert_geq(t, b.max_live);
+    for (size_t i = 0; i < n; i++) r[i].dims[0] = (r[i].dims[0] + 15) / 16 * 16;
+    texmem_plan *p = tt_plan(r, n, 1, (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
+                                                         .strategy = TEXMEM_STRATEGY_TFLM_GREEDY, .alignment = 16});
+    uint64_t *off = malloc(n * sizeof *off), head = 0;
+    cr_assert_eq(texmem_tflm_greedy(r, n, NULL, off, &head, NULL), TEXMEM_STATUS_OK);
+    cr_assert_eq(head, texmem_plan_total(p), "iteration %d", iter);
+    for (size_t k = 0; k < n; k++) cr_assert_eq(off[k], texmem_plan_tensor_offset(p, k), "iteration %d record %zu", iter, k);
+    texmem_plan_destroy(p);
+    free(off);
     free(r);
   }
 }

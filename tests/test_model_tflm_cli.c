@@ -1,6 +1,7 @@
 /* texmem tflm, run as a program on the test models: the summary, --json
  * fields, the --ascii picture against a golden file, --output then
  * --check, --check on plans with problems, and exit codes. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,95 @@ Test(tflm_cli, search_budgets) {
   free(err);
   cr_assert_eq(run(tt_tmp_path("m.tflite"), "--time-budget-ms", "soon", NULL, &out, &err), 2);
   cr_assert(strstr(err, "bad value 'soon' for --time-budget-ms"), "%s", err);
+  free(out);
+  free(err);
+}
+
+/* texmem tflm ARGS... (NULL-terminated); the exit status. */
+static int run_v(char **out, char **err, ...) {
+  const char *argv[24] = {TEXMEM_BINARY_DIR "/texmem", "tflm"};
+  size_t n = 2;
+  va_list ap;
+  va_start(ap, err);
+  for (const char *a; n < 23 && (a = va_arg(ap, const char *));) argv[n++] = a;
+  va_end(ap);
+  argv[n] = NULL;
+  return tt_spawn(argv, tt_tmpdir(), out, err);
+}
+
+/* branchy_int8 with scratch buffers at operators 7 and 8: the plan leaves
+ * them holes, TFLM's head with it is 6816 bytes where its own plan needs
+ * 6912; written and checked with the same buffers. The plan of the
+ * tensors alone (no --scratch), checked with them, costs TFLM 7072 bytes:
+ * --check says so and exits 2. */
+Test(tflm_cli, scratch_buffers_get_holes) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  const char *m = tt_tmp_path("m.tflite"), *p = tt_tmp_path("p.tflite"), *old = tt_tmp_path("old.tflite");
+  char *out = NULL, *err = NULL;
+  cr_assert_eq(run_v(&out, &err, m, "--scratch", "7:640", "--scratch", "8:928", "--json", NULL), 0, "%s", err);
+  static const char *const keys[] = {"\"scratch_buffers\": 2", "\"tflm_greedy_bytes\": 6912", "\"head_bytes\": 6816",
+                                     "\"offline_plan\": true", "\"planned\": 13"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) cr_assert(strstr(out, keys[i]), "%s in %s", keys[i], out);
+  free(out);
+  free(err);
+  cr_assert_eq(run_v(&out, &err, m, "--scratch", "7:640", "--scratch", "8:928", "--output", p, NULL), 0, "%s", err);
+  cr_assert(strstr(out, "TFLM's head with the plan          6816"), "%s", out);
+  cr_assert(strstr(out, "re-read and checked"), "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(run_v(&out, &err, "--check", p, "--scratch", "8:928", "--scratch", "7:640", NULL), 0, "%s", out);
+  cr_assert(strstr(out, "with the scratch buffers: head 6816 bytes, TFLM's own online plan 6912"), "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(run_v(&out, &err, m, "--output", old, NULL), 0, "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(run_v(&out, &err, "--check", old, "--scratch", "7:640", "--scratch", "8:928", NULL), 2, "%s", out);
+  cr_assert(strstr(out, "problem: with the scratch buffers TFLM's head is 7072 bytes, more than the 6912 of its own "
+                        "online plan"),
+            "%s", out);
+  free(out);
+  free(err);
+  cr_assert_eq(run_v(&out, &err, "--check", old, "--scratch", "7:640", "--scratch", "8:928", "--json", NULL), 2, "%s", out);
+  cr_assert(strstr(out, "\"head_bytes\": ") && strstr(out, "\"kind\": \"head_over_tflm\""), "%s", out);
+  free(out);
+  free(err);
+}
+
+/* --scratch-file takes what --scratch takes, a request list a line, and
+ * gives the same plan; malformed values are refused naming them. */
+Test(tflm_cli, scratch_file_and_bad_values) {
+  write_model(TM_BRANCHY_INT8, NULL, 0, "m.tflite");
+  const char *m = tt_tmp_path("m.tflite");
+  static const char file[] = "# operator:bytes of each request\n8:928\n\n  7:640   # conv\n";
+  const char *sf = tt_tmp_write("scratch.txt", file, sizeof file - 1);
+  char *a = NULL, *b = NULL, *err = NULL;
+  cr_assert_eq(run_v(&a, &err, m, "--scratch-file", sf, "--json", NULL), 0, "%s", err);
+  free(err);
+  cr_assert_eq(run_v(&b, &err, m, "--scratch", "7:640", "--scratch", "8:928", "--json", NULL), 0, "%s", err);
+  free(err);
+  cr_assert_str_eq(a, b);
+  free(a);
+  free(b);
+  static const char *const bad[] = {"7", "7:", "x:16", "7:16,", "7:0", ":16", "7:16,,32"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *out = NULL;
+    cr_assert_eq(run_v(&out, &err, m, "--scratch", bad[i], NULL), 2, "'%s'", bad[i]);
+    cr_assert(strstr(err, "want OP:BYTES[,BYTES...]"), "'%s': %s", bad[i], err);
+    free(out);
+    free(err);
+  }
+  char *out = NULL;
+  cr_assert_eq(run_v(&out, &err, m, "--scratch", "99:16", NULL), 2);
+  cr_assert(strstr(err, "operator 99 out of range") && strstr(err, "INVALID_ARGUMENT"), "%s", err);
+  free(out);
+  free(err);
+  static const char badfile[] = "7:640\n8:lots\n";
+  cr_assert_eq(run_v(&out, &err, m, "--scratch-file", tt_tmp_write("bad.txt", badfile, sizeof badfile - 1), NULL), 2);
+  cr_assert(strstr(err, "--scratch-file line 2 '8:lots'"), "%s", err);
+  free(out);
+  free(err);
+  cr_assert_eq(run_v(&out, &err, m, "--scratch-file", tt_tmp_path("none.txt"), NULL), 2);
   free(out);
   free(err);
 }

@@ -269,11 +269,15 @@ typedef struct texmem_model_load_desc {
  * becomes TEXMEM_OP_OTHER, which plans but does not run. Weight-only
  * operators (DEQUANTIZE of constant fp16 data, DENSIFY of constant sparse
  * data) are folded: their outputs become constants and they are dropped
- * from the operator list. A dynamic dimension (-1 in shape_signature) that
- * no input shape of desc fixes is TEXMEM_STATUS_UNSUPPORTED naming the
- * tensor; fixed input shapes propagate to tensors whose only dynamic
- * dimension is the batch (dimension 0 of rank >= 2), which take the
- * inputs' batch. `data` is borrowed for the call; desc may be NULL. */
+ * from the operator list. A graph input's dynamic dimension (-1 in
+ * shape_signature) that no input shape of desc fixes runs at the
+ * placeholder the file stores in `shape`, as TFLite runs it
+ * (texmem_model_input_placeholder says which). Input shapes given in desc
+ * propagate to tensors whose only dynamic dimension is the batch
+ * (dimension 0 of rank >= 2), which take the inputs' batch; any other
+ * dynamic dimension is then TEXMEM_STATUS_UNSUPPORTED naming the tensor
+ * (with every input at its placeholder, every tensor keeps the shape the
+ * file stores). `data` is borrowed for the call; desc may be NULL. */
 TEXMEM_API texmem_status texmem_model_read_tflite_desc(
     const void *data, size_t size, const texmem_model_load_desc *desc,
     texmem_model **out, texmem_error *err);
@@ -301,6 +305,12 @@ TEXMEM_API const int32_t *texmem_model_inputs(const texmem_model *m, size_t *n);
 TEXMEM_API const int32_t *texmem_model_outputs(const texmem_model *m, size_t *n);
 /* Operators folded away at load (DEQUANTIZE, DENSIFY). */
 TEXMEM_API size_t texmem_model_folded_count(const texmem_model *m);
+/* Dimensions of graph input i (texmem_model_inputs order) that the file
+ * leaves dynamic (-1 in shape_signature) and no input shape of the load
+ * desc fixed: bit d set = dimension d runs at the placeholder the file
+ * stores in `shape` (the input's shape here), as TFLite runs it. 0 when
+ * none, or i out of range. */
+TEXMEM_API uint32_t texmem_model_input_placeholder(const texmem_model *m, size_t i);
 
 /* ---- builder ---- */
 

@@ -1,8 +1,11 @@
 /* texmem for TensorFlow Lite Micro: a view of a whole .tflite file (every
  * subgraph, variable tensors, quantization, metadata), TFLM's tensor
- * lifetimes as usage records, and offline memory plans: the
+ * lifetimes and kernels' scratch buffers as usage records, TFLM's own
+ * planner around an offline plan, and offline memory plans: the
  * "OfflineMemoryAllocation" metadata TFLM reads, written into a copy of the
- * model, read back and checked. Pure C, no GL. docs/tflm.md has the rules.
+ * model, read back and checked. Pure C, no GL; the tflm/ part, on top of
+ * the model part's .tflite reader and the planner. docs/tflm.md has the
+ * rules.
  *
  * Ownership: a texmem_tflm keeps its own copy of the file and is freed with
  * texmem_tflm_destroy (NULL is a no-op); pointers from accessors are
@@ -88,6 +91,52 @@ TEXMEM_API const uint8_t *texmem_tflm_file(const texmem_tflm *f, size_t *size);
  * and *tensor_of (may be NULL) are malloc'd; the caller frees them. */
 TEXMEM_API texmem_status texmem_tflm_records(const texmem_tflm *f, texmem_record **out,
                                              size_t *n, int32_t **tensor_of, texmem_error *err);
+
+/* A scratch buffer a kernel requests in its Prepare (TFLM's
+ * RequestScratchBufferInArena): `bytes` for operator `op` of subgraph 0.
+ * TFLM plans it online, around the offline plan, and it lives during its
+ * operator only (scope op + 1). */
+typedef struct texmem_tflm_scratch {
+  uint32_t op;
+  uint64_t bytes;
+} texmem_tflm_scratch;
+
+/* texmem_tflm_records, then one record per scratch buffer in the order
+ * given (TFLM's request order, which its planner's ties follow):
+ * dims[0] = bytes rounded up to TEXMEM_TFLM_ALIGNMENT, first_task =
+ * last_task = op + 1, id = tensor count + its index; (*tensor_of)[k] is
+ * -1 - its index. An operator out of range, 0 bytes or a buffer past
+ * TFLM's int sizes is INVALID_ARGUMENT naming it. scratch may be NULL when
+ * n_scratch is 0. */
+TEXMEM_API texmem_status texmem_tflm_records_scratch(const texmem_tflm *f, const texmem_tflm_scratch *scratch,
+                                                     size_t n_scratch, texmem_record **out, size_t *n,
+                                                     int32_t **tensor_of, texmem_error *err);
+
+/* TFLM's GreedyMemoryPlanner as it runs a model with an offline plan:
+ * records (1-D, sizes multiples of the alignment) whose fixed[k] is not -1
+ * sit at that offset (the offline plan, placed first); the others
+ * (scratch buffers, tensors left to TFLM) go, largest first and ties in
+ * record order, each to the lowest offset where it fits below the next
+ * placed record live at the same time (first fit). fixed NULL: nothing is
+ * offline, TFLM's own plan (the tflm_greedy strategy's). offsets (n
+ * entries, may be NULL) gets every record's offset; *head the highest end,
+ * the head TFLM's arena needs. */
+TEXMEM_API texmem_status texmem_tflm_greedy(const texmem_record *rec, size_t n, const int64_t *fixed,
+                                            uint64_t *offsets, uint64_t *head, texmem_error *err);
+
+/* What a plan costs once TFLM adds the scratch buffers: offsets (n = the
+ * tensor count of all subgraphs, -1 = left to TFLM, as written in the
+ * model) of subgraph 0's planned tensors go offline, the scratch buffers
+ * and the tensors left to TFLM online (texmem_tflm_greedy), giving
+ * *offline_head; *online_head is TFLM's head with no plan. A plan is worth
+ * writing when offline_head <= online_head: a plan packed tight around the
+ * tensors alone leaves the scratch buffers no hole and can make TFLM's
+ * head larger than its own. Tensors of other subgraphs are not counted.
+ * Offsets below -1 or past TFLM's int range, or a wrong n, are
+ * INVALID_ARGUMENT. */
+TEXMEM_API texmem_status texmem_tflm_heads(const texmem_tflm *f, const int32_t *offsets, size_t n,
+                                           const texmem_tflm_scratch *scratch, size_t n_scratch,
+                                           uint64_t *offline_head, uint64_t *online_head, texmem_error *err);
 
 /* The model's OfflineMemoryAllocation, if any. */
 typedef struct texmem_tflm_plan_info {

@@ -55,6 +55,28 @@ bool cli_input_shape_add(cli_input_shapes *s, const char *cmd, const char *arg) 
   return true;
 }
 
+void cli_note_placeholders(FILE *f, const texmem_model *m) {
+  size_t n = 0;
+  const int32_t *in = texmem_model_inputs(m, &n);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t dyn = texmem_model_input_placeholder(m, i);
+    const texmem_tensor *t = texmem_model_tensor(m, (size_t)in[i]);
+    if (!dyn || !t) continue;
+    if (dyn == 1u && t->rank >= 2) {
+      fprintf(f, "texmem: %s: batch dynamic, run at %d; --input-shape to change\n", t->name, (int)t->shape[0]);
+      continue;
+    }
+    char dims[64] = "", shape[96] = "";
+    size_t a = 0, b = 0;
+    for (unsigned d = 0; d < t->rank; d++) {
+      if ((dyn >> d) & 1u && a < sizeof dims) a += (size_t)snprintf(dims + a, sizeof dims - a, "%s%u", a ? "," : "", d);
+      if (b < sizeof shape) b += (size_t)snprintf(shape + b, sizeof shape - b, "%s%d", d ? "," : "", (int)t->shape[d]);
+    }
+    fprintf(f, "texmem: %s: dimension%s %s dynamic, run at the file's placeholder shape [%s]; --input-shape to change\n",
+            t->name, dyn & (dyn - 1) ? "s" : "", dims, shape);
+  }
+}
+
 texmem_status cli_load_model(const char *path, const cli_input_shapes *s, texmem_model **out,
                              texmem_error *err) {
   texmem_model_load_desc d = {0};
@@ -62,5 +84,7 @@ texmem_status cli_load_model(const char *path, const cli_input_shapes *s, texmem
     d.input_shapes = s->v;
     d.n_input_shapes = s->n;
   }
-  return texmem_model_load_tflite_desc(path, &d, out, err);
+  texmem_status st = texmem_model_load_tflite_desc(path, &d, out, err);
+  if (!st) cli_note_placeholders(stderr, *out);
+  return st;
 }

@@ -1,7 +1,7 @@
 /* texmem tflm --ascii: the plan drawn as text, in the spirit of TFLM's
  * PrintMemoryPlan: one line per allocation scope, one column per few
- * bytes of the arena, the letter of the tensor occupying it ('.' free),
- * and the bytes live at that scope. */
+ * bytes of the arena, the letter of the tensor (or scratch buffer)
+ * occupying it ('.' free), and the bytes live at that scope. */
 #include <inttypes.h>
 #include <stdlib.h>
 
@@ -38,7 +38,7 @@ void tflm_write_ascii(FILE *out, const tflm_run *r) {
       const texmem_record *x = &r->rec[k];
       if (s < x->first_task || s > x->last_task) continue;
       live += x->dims[0];
-      uint64_t off = (uint64_t)r->offsets[r->tensor_of[k]], end = off + x->dims[0];
+      uint64_t off = r->rec_offset[k], end = off + x->dims[0];
       /* A column shows the tensor covering most of it. */
       for (uint64_t c = off / w; c < cols && c * w < end; c++) {
         uint64_t lo = c * w > off ? c * w : off, hi = (c + 1) * w < end ? (c + 1) * w : end;
@@ -52,9 +52,19 @@ void tflm_write_ascii(FILE *out, const tflm_run *r) {
   }
   fprintf(out, "legend:\n");
   for (size_t k = 0; k < r->n; k++) {
+    char label[160];
+    tflm_record_label(r, k, label, sizeof label);
+    fprintf(out, "  %c  %s: %" PRIu64 " bytes at %" PRIu64 ", scopes %" PRIu64 "..%" PRIu64 "\n", letter(k), label,
+            r->rec[k].dims[0], r->rec_offset[k], r->rec[k].first_task, r->rec[k].last_task);
+  }
+}
+
+void tflm_record_label(const tflm_run *r, size_t k, char *buf, size_t size) {
+  if (r->tensor_of[k] >= 0) {
     const texmem_tflm_tensor *t = texmem_tflm_get_tensor(r->f, (size_t)r->tensor_of[k]);
-    fprintf(out, "  %c  tensor %d '%s': %" PRIu64 " bytes at %d, scopes %" PRIu64 "..%" PRIu64 "\n", letter(k),
-            (int)r->tensor_of[k], t->name, r->rec[k].dims[0], (int)r->offsets[r->tensor_of[k]],
-            r->rec[k].first_task, r->rec[k].last_task);
+    snprintf(buf, size, "tensor %d '%s'", (int)r->tensor_of[k], t->name);
+  } else {
+    size_t s = (size_t)(-1 - r->tensor_of[k]);
+    snprintf(buf, size, "scratch %zu of operator %u", s, (unsigned)r->scratch[s].op);
   }
 }

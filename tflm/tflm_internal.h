@@ -1,12 +1,13 @@
 /* Internal layout of texmem_tflm (include/texmem/tflm.h), shared by the
  * reader (tflm_file.c), TFLM's lifetimes (tflm_lifetimes.c), the plan
  * checker (tflm_check.c) and the plan writer (tflm_write_plan.c). */
-#ifndef TEXMEM_MODEL_TFLM_INTERNAL_H
-#define TEXMEM_MODEL_TFLM_INTERNAL_H
+#ifndef TEXMEM_TFLM_INTERNAL_H
+#define TEXMEM_TFLM_INTERNAL_H
 
 #include "texmem/tflm.h"
 
 #include "flatbuffer.h"
+#include "tflite_file.h"
 #include "common.h" /* texmem__fail */
 
 /* Model and metadata field ids of the public schema. */
@@ -15,11 +16,12 @@ enum {
   TFLM_MODEL_BUFFERS = 4, TFLM_MODEL_METADATA_BUFFER = 5, TFLM_MODEL_METADATA = 6,
   TFLM_MODEL_SIGNATURE_DEFS = 7, TFLM_MODEL_FIELDS = 8
 };
-enum { TFLM_METADATA_NAME = 0, TFLM_METADATA_BUFFER = 1 };
 
 typedef struct texmem__tflm_op {
   int32_t *in, *out; /* subgraph-local tensor indices; inputs may be -1 */
   uint32_t n_in, n_out;
+  int32_t code;       /* builtin operator code */
+  const char *custom; /* custom code ("" for builtins), in the file's copy */
 } texmem__tflm_op;
 
 typedef struct texmem__tflm_subgraph {
