@@ -216,6 +216,16 @@ static int64_t gl_kib(GLenum e) {
   return (int64_t)v[0] * 1024;
 }
 
+/* total (0: none) less avail, both KiB queries, in bytes. */
+static texmem_status gl_used(GLenum total, GLenum avail, const char *call, int64_t *bytes,
+                             texmem_error *err) {
+  texmem__gl_drain();
+  int64_t t = total ? gl_kib(total) : 0, a = gl_kib(avail);
+  texmem_status st = texmem__gl_check(err, call);
+  if (!st) *bytes = t - a;
+  return st;
+}
+
 texmem_status texmem_gl_memory_read(texmem_gl_context *ctx, texmem_gl_memory_reading *out,
                                     texmem_error *err) {
   if (!ctx || !out)
@@ -225,7 +235,8 @@ texmem_status texmem_gl_memory_read(texmem_gl_context *ctx, texmem_gl_memory_rea
   out->used_bytes = 0;
   if (m->injected) {
     if (!m->injected(m->injected_user, &out->used_bytes))
-      return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "driver memory: the injected query failed");
+      return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
+                          "driver memory: the injected query failed");
     out->source = TEXMEM_GL_MEMORY_INJECTED;
     return TEXMEM_STATUS_OK;
   }
@@ -233,28 +244,21 @@ texmem_status texmem_gl_memory_read(texmem_gl_context *ctx, texmem_gl_memory_rea
     out->source = TEXMEM_GL_MEMORY_NVML_PROCESS;
     return TEXMEM_STATUS_OK;
   }
+  texmem_status st = TEXMEM_STATUS_OK;
   if (m->nvx) {
-    texmem__gl_drain();
-    int64_t total = gl_kib(TM_GPU_MEMORY_INFO_DEDICATED_VIDMEM_NVX);
-    int64_t avail = gl_kib(TM_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX);
-    texmem_status st = texmem__gl_check(err, "glGetIntegerv(GPU_MEMORY_INFO_*_NVX)");
-    if (st) return st;
     out->source = TEXMEM_GL_MEMORY_NVX;
-    out->used_bytes = total - avail;
-    return TEXMEM_STATUS_OK;
-  }
-  if (m->nvml && nvml_device(m->nvml, &out->used_bytes)) {
+    st = gl_used(TM_GPU_MEMORY_INFO_DEDICATED_VIDMEM_NVX,
+                 TM_GPU_MEMORY_INFO_CURRENT_AVAILABLE_VIDMEM_NVX,
+                 "glGetIntegerv(GPU_MEMORY_INFO_*_NVX)", &out->used_bytes, err);
+  } else if (m->nvml && nvml_device(m->nvml, &out->used_bytes)) {
     out->source = TEXMEM_GL_MEMORY_NVML_DEVICE;
-    return TEXMEM_STATUS_OK;
-  }
-  if (m->ati) {
-    texmem__gl_drain();
-    int64_t free_bytes = gl_kib(TM_TEXTURE_FREE_MEMORY_ATI);
-    texmem_status st = texmem__gl_check(err, "glGetIntegerv(TEXTURE_FREE_MEMORY_ATI)");
-    if (st) return st;
+  } else if (m->ati) {
     out->source = TEXMEM_GL_MEMORY_ATI;
-    out->used_bytes = -free_bytes;
-    return TEXMEM_STATUS_OK;
+    st = gl_used(0, TM_TEXTURE_FREE_MEMORY_ATI, "glGetIntegerv(TEXTURE_FREE_MEMORY_ATI)",
+                 &out->used_bytes, err);
+  } else {
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "%s", m->why);
   }
-  return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "%s", m->why);
+  if (st) out->source = TEXMEM_GL_MEMORY_NONE;
+  return st;
 }

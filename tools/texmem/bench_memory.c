@@ -108,8 +108,8 @@ void bench_memory_json(const bench_memory *m) {
       printf("null");
       continue;
     }
-    printf("{\"source\": \"%s\", \"before\": %" PRId64 ", \"after\": %" PRId64 ", \"delta\": %" PRId64
-           ", \"rest\": %" PRId64 "}",
+    printf("{\"source\": \"%s\", \"before\": %" PRId64 ", \"after\": %" PRId64
+           ", \"delta\": %" PRId64 ", \"rest\": %" PRId64 "}",
            texmem_gl_memory_source_name(x->source), x->before, x->after, x->after - x->before,
            x->after - x->before - planned(x));
   }
