@@ -194,8 +194,9 @@ void bench_profile_print(const bench_profile *p) {
     printf("\nprofile:      none: %s\n", p->why);
     return;
   }
-  printf("\nprofile (GPU time of every dispatch; %s): of %u profiled runs of each storage,\n"
-         "the run of median GPU time; disjoint runs discarded\n",
+  printf("\nprofile:      every dispatch timed on the GPU, %s\n"
+         "              of %u profiled runs of each storage, the one of median GPU time "
+         "(disjoint runs discarded)\n",
          p->why, p->runs);
   for (int s = 0; s < BENCH_STORAGES; s++) {
     const bench_profile_storage *ps = &p->s[s];
@@ -203,8 +204,8 @@ void bench_profile_print(const bench_profile *p) {
       printf("  %s: every run discarded (%u disjoint)\n", bench_storage_names[s], ps->discarded);
       continue;
     }
-    printf("  %s: run %.3f ms GPU (%s), dispatches %.3f ms GPU (%.1f%% of the run), CPU "
-           "submit %.3f ms; %zu dispatches, %u run%s discarded (disjoint)\n",
+    printf("  %s: run %.3f ms GPU (%s), dispatches %.3f ms GPU (%.1f%% of the run),\n"
+           "    CPU submit %.3f ms; %zu dispatches, %u run%s discarded (disjoint)\n",
            bench_storage_names[s], ms(ps->run_gpu_ns),
            ps->run_from_span ? "timestamps around it" : "an unprofiled run", ms(ps->gpu_ns),
            pct(ps->gpu_ns, ps->run_gpu_ns), ms(ps->cpu_ns), ps->dispatches, ps->discarded,

@@ -8,7 +8,9 @@
  * layouts are compared side by side too. A model with operators the
  * runtime cannot execute gets the memory tables (planning needs no kernel),
  * then every such operator by name and count, and exit status 2;
- * --plan-only stops after the tables. */
+ * --plan-only stops after the tables. After the timed runs: --profile
+ * (bench_profile.c) and the driver's memory figures of each storage made
+ * alone (bench_memory.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
