@@ -3,7 +3,7 @@
 on the built-in MobileNet v2 and on every cached MediaPipe model.
 
 usage: bench/models_table.py TEXMEM_BINARY [--runs N] [--repeat K] [--cache DIR]
-                             [--oracle-log CTEST_LOG]
+                             [--oracle-log CTEST_LOG] [--driver-memory]
 
 Memory and latency are fp32 (RGBA32F; MiB of the intermediate tensors);
 latency is the median of N interleaved runs in one process, and with
@@ -11,7 +11,10 @@ latency is the median of N interleaved runs in one process, and with
 process can sit 20% off in either storage for its whole life, whatever N). Models with operators the
 runtime cannot execute get their memory columns from --plan-only. With
 --oracle-log (a `ctest -V` log of test_rt_oracle), a column gives the worst
-fp32 error against real TFLite, relative to the output's largest value."""
+fp32 error against real TFLite, relative to the output's largest value.
+With --driver-memory, a column gives what the driver counted for each
+storage's runtime made alone (naive / objects / arena, MiB; `driver_bytes`
+of the JSON), or "-" where the driver has no memory query."""
 import json
 import os
 import re
@@ -41,6 +44,15 @@ def mib(b):
     return b / (1 << 20)
 
 
+def driver_cell(r):
+    """naive / objects / arena driver deltas in MiB, "-" where none."""
+    d = r.get("driver_bytes") if r else None
+    if not d:
+        return "-"
+    return " / ".join(f"{mib(d[s]['delta']):.3f}" if d.get(s) else "-"
+                      for s in ("naive", "objects", "arena"))
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -61,10 +73,13 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     rows = [("MobileNet v2 224 (built-in)", None, None)]
     rows += [(f[:-7], os.path.join(cache, f), s) for f, s in models_list(root)]
+    driver = "--driver-memory" in args
     print("| model | operators | tensors | one texture each | shared objects (best) "
           "| arena | arena / max_live | objects / positional_max | latency arena / objects "
-          "| outputs bit-identical |" + (" error vs TFLite |" if oracle else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + ("---:|" if oracle else ""))
+          "| outputs bit-identical |" + (" error vs TFLite |" if oracle else "") +
+          (" driver MiB naive / objects / arena |" if driver else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + ("---:|" if oracle else "") +
+          ("---:|" if driver else ""))
     for name, path, shape in rows:
         base = [exe, "bench"] + ([path] if path else [])
         if shape:
@@ -110,7 +125,8 @@ def main():
                       else "- | -")
         print(f"| {name} | {ops} | {mem['tensors']} | {mib(naive):.3f} | {mib(objects):.3f} | "
               f"{arena_cols} | {objects / pos:.3f} | {speed} | {ident} |" +
-              (f" {oracle.get(name, '-')} |" if oracle else ""))
+              (f" {oracle.get(name, '-')} |" if oracle else "") +
+              (f" {driver_cell(r)} |" if driver else ""))
 
 
 if __name__ == "__main__":

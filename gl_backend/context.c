@@ -73,6 +73,7 @@ static void context_free(texmem_gl_context *c) {
   free(c->glsl_version);
   free(c->egl_vendor);
   free(c->egl_version);
+  texmem__gl_memory_release(c);
   free(c->log);
   texmem__slots_free(&c->textures);
   texmem__slots_free(&c->buffers);
@@ -147,7 +148,12 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, i, &v);
     l->max_work_group_size[i] = v;
   }
-  return texmem__gl_check(err, "glGetIntegerv (limits)");
+  texmem_status st = texmem__gl_check(err, "glGetIntegerv (limits)");
+  if (st) return st;
+  /* Optional queries: timers (bench --profile) and driver memory. */
+  texmem__gl_timer_detect(c);
+  texmem__gl_memory_detect(c);
+  return TEXMEM_STATUS_OK;
 }
 
 static void egl_release(texmem_gl_context *c) {

@@ -207,6 +207,11 @@ texmem_status texmem_gl_run(texmem_gl_pool *pool, const texmem_gl_op *ops, size_
   return TEXMEM_STATUS_OK;
 }
 
+const char *texmem_gl_program_name(const texmem_gl_context *ctx, texmem_gl_program p) {
+  const texmem__gl_prog *g = ctx ? texmem__gl_prog_get(ctx, p) : NULL;
+  return g ? g->name : NULL;
+}
+
 texmem_status texmem_gl_finish(texmem_gl_context *ctx, texmem_error *err) {
   if (!ctx) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context is NULL");
   texmem__gl_drain();

@@ -103,6 +103,17 @@ typedef struct texmem__gl_prog {
   size_t n_variants, cap_variants;
 } texmem__gl_prog;
 
+/* Driver memory sources (driver_memory.c); NVML's state is its own. */
+typedef bool (*texmem__gl_memory_fn)(void *user, int64_t *used_bytes);
+typedef struct texmem__nvml texmem__nvml;
+typedef struct texmem__gl_memory {
+  bool nvx, ati;           /* the GL extensions */
+  texmem__nvml *nvml;      /* NULL: not an NVIDIA renderer or no NVML */
+  texmem__gl_memory_fn injected; /* test hook: replaces every source */
+  void *injected_user;
+  char why[224];
+} texmem__gl_memory;
+
 struct texmem_gl_context {
   bool owned; /* created (true) or adopted */
   EGLDisplay display;
@@ -120,7 +131,25 @@ struct texmem_gl_context {
   /* Test hook: fail the fail_texture_at-th texture creation (1-based,
    * counted from when it was set) with GL_OUT_OF_MEMORY; 0 = off. */
   uint64_t fail_texture_at, texture_attempts;
+  /* Timer queries (timer.c), detected at creation. */
+  texmem_gl_timer_kind timer_kind;
+  char timer_why[160];
+  /* Test hook: the next timer reads report a disjoint event. */
+  uint32_t timer_fake_disjoint;
+  texmem__gl_memory memory;
 };
+
+/* At creation, with the context current (timer.c, driver_memory.c); the
+ * memory sources are released by texmem__gl_memory_release. */
+void texmem__gl_timer_detect(texmem_gl_context *ctx);
+void texmem__gl_memory_detect(texmem_gl_context *ctx);
+void texmem__gl_memory_release(texmem_gl_context *ctx);
+/* Test hooks: pretend the driver has no timer queries; make the next n
+ * timer reads report a disjoint event; replace every memory source with fn
+ * (NULL: detect again). */
+void texmem__gl_timer_hide(texmem_gl_context *ctx);
+void texmem__gl_timer_fake_disjoint(texmem_gl_context *ctx, uint32_t n);
+void texmem__gl_memory_inject(texmem_gl_context *ctx, texmem__gl_memory_fn fn, void *user);
 
 /* Drains glGetError; if any error was pending returns GL_OUT_OF_MEMORY or
  * GL_ERROR naming `call` and the error, else OK. */

@@ -33,12 +33,27 @@ struct texmem_runtime {
   size_t *op_tensors; /* per GL operation 2*MAX_IO pool ids: inputs then outputs */
   size_t n_ops, n_gl_ops, cap_gl_ops;
   texmem_runtime_stats stats;
+  texmem_gl_memory_reading driver_before; /* source NONE: none */
+  /* Profiling (desc.profile): one record and one timer interval a GL
+   * operation; timer NULL where the driver has no timer queries. */
+  bool profile;
+  texmem_gl_timer *timer;
+  texmem_profile_record *prof;
+  uint64_t *gpu_ns;
+  bool span; /* timer interval n_gl_ops: the whole run (timestamps only) */
+  bool profiled_run, results_read, disjoint;
 };
 
 static double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t slices(uint32_t c) { return ((uint64_t)c + 3) / 4; }
@@ -57,6 +72,9 @@ void texmem_runtime_destroy(texmem_runtime *rt) {
   free(rt->kernels);
   free(rt->ops);
   free(rt->op_tensors);
+  texmem_gl_timer_destroy(rt->timer);
+  free(rt->prof);
+  free(rt->gpu_ns);
   free(rt);
 }
 
@@ -185,6 +203,29 @@ static void link_gl_ops(texmem_runtime *rt) {
   }
 }
 
+/* desc.profile: a record per GL operation (operator, pass, kernel) and a
+ * timer interval each, where the driver has timer queries. */
+static texmem_status profile_setup(texmem_runtime *rt, texmem_error *err) {
+  rt->profile = true;
+  size_t n = rt->n_gl_ops ? rt->n_gl_ops : 1;
+  rt->prof = calloc(n, sizeof *rt->prof);
+  rt->gpu_ns = calloc(n + 1, sizeof *rt->gpu_ns);
+  if (!rt->prof || !rt->gpu_ns)
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < rt->n_gl_ops; i++) {
+    texmem_profile_record *r = &rt->prof[i];
+    r->op = (size_t)rt->ops[i].task;
+    r->pass = rt->kernels[i].pass;
+    r->op_type = texmem_op_type_name(texmem_model_op(rt->model, r->op)->type);
+    r->kernel = texmem_gl_program_name(rt->ctx, rt->kernels[i].program);
+  }
+  texmem_gl_timer_kind k = texmem_gl_timer_support(rt->ctx, NULL);
+  if (k == TEXMEM_GL_TIMER_NONE) return TEXMEM_STATUS_OK;
+  /* Timestamps: one more interval, around the whole run. */
+  rt->span = k == TEXMEM_GL_TIMER_TIMESTAMPS;
+  return texmem_gl_timer_create(rt->ctx, n + rt->span, &rt->timer, err);
+}
+
 texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *model,
                                     const texmem_runtime_desc *desc, texmem_runtime **out,
                                     texmem_error *err) {
@@ -226,6 +267,9 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
 
   texmem_runtime *rt = calloc(1, sizeof *rt);
   if (!rt) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  /* Before anything is allocated; no source: no figure. */
+  if (texmem_gl_memory_read(ctx, &rt->driver_before, NULL) != TEXMEM_STATUS_OK)
+    rt->driver_before.source = TEXMEM_GL_MEMORY_NONE;
   rt->ctx = ctx;
   rt->model = model;
   rt->format = d.precision == TEXMEM_PRECISION_FP32 ? TEXMEM_GL_RGBA32F : TEXMEM_GL_RGBA16F;
@@ -279,6 +323,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
   if (st) return fail(rt, st);
   link_gl_ops(rt);
+  if (d.profile && (st = profile_setup(rt, err))) return fail(rt, st);
 
   texmem_runtime_stats *s = &rt->stats;
   s->operators = n_ops;
@@ -339,9 +384,67 @@ texmem_status texmem_runtime_set_input(texmem_runtime *rt, size_t i, const float
   return st;
 }
 
+/* Each GL operation between a timer interval's begin and end, its CPU
+ * submit time around the dispatch alone. */
+static texmem_status run_profiled(texmem_runtime *rt, texmem_error *err) {
+  rt->profiled_run = false;
+  if (rt->timer) texmem_gl_timer_reset(rt->timer);
+  texmem_status st = rt->span ? texmem_gl_timer_begin(rt->timer, rt->n_gl_ops, err) : 0;
+  if (st) return st;
+  for (size_t i = 0; i < rt->n_gl_ops; i++) {
+    st = rt->timer ? texmem_gl_timer_begin(rt->timer, i, err) : TEXMEM_STATUS_OK;
+    if (st) return st;
+    uint64_t t0 = now_ns();
+    st = texmem_gl_dispatch(rt->pool, &rt->ops[i], err);
+    rt->prof[i].cpu_submit_ns = now_ns() - t0;
+    if (!st && rt->timer) st = texmem_gl_timer_end(rt->timer, i, err);
+    if (st) return st;
+  }
+  if (rt->span && (st = texmem_gl_timer_end(rt->timer, rt->n_gl_ops, err))) return st;
+  rt->profiled_run = true;
+  rt->results_read = false;
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem_runtime_run(texmem_runtime *rt, texmem_error *err) {
   if (!rt) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime is NULL");
+  if (rt->profile) return run_profiled(rt, err);
   return texmem_gl_run(rt->pool, rt->ops, rt->n_gl_ops, NULL, err);
+}
+
+texmem_status texmem_runtime_get_profile(texmem_runtime *rt, texmem_runtime_profile *out,
+                                         texmem_error *err) {
+  if (!rt || !out)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime or out is NULL");
+  memset(out, 0, sizeof *out);
+  if (!rt->profile)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "the runtime was created without profile");
+  if (!rt->timer) {
+    const char *why;
+    texmem_gl_timer_support(rt->ctx, &why);
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED, "%s", why);
+  }
+  if (!rt->profiled_run)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "no complete run to profile since the runtime was created");
+  if (!rt->results_read) {
+    texmem_status st = texmem_gl_timer_read(rt->timer, rt->gpu_ns, rt->n_gl_ops + rt->span,
+                                            &rt->disjoint, err);
+    if (st) return st;
+    for (size_t i = 0; i < rt->n_gl_ops; i++) rt->prof[i].gpu_ns = rt->gpu_ns[i];
+    rt->results_read = true;
+  }
+  out->records = rt->prof;
+  out->n_records = rt->n_gl_ops;
+  out->timer = texmem_gl_timer_support(rt->ctx, NULL);
+  out->disjoint = rt->disjoint;
+  out->run_gpu_ns = rt->span ? rt->gpu_ns[rt->n_gl_ops] : 0;
+  for (size_t i = 0; i < rt->n_gl_ops; i++) {
+    out->gpu_ns += rt->prof[i].gpu_ns;
+    out->cpu_submit_ns += rt->prof[i].cpu_submit_ns;
+  }
+  return TEXMEM_STATUS_OK;
 }
 
 texmem_status texmem_runtime_finish(texmem_runtime *rt, texmem_error *err) {
@@ -377,6 +480,14 @@ void texmem_runtime_get_stats(const texmem_runtime *rt, texmem_runtime_stats *ou
     return;
   }
   *out = rt->stats;
+  texmem_gl_memory_reading now;
+  if (rt->driver_before.source == TEXMEM_GL_MEMORY_NONE ||
+      texmem_gl_memory_read(rt->ctx, &now, NULL) != TEXMEM_STATUS_OK ||
+      now.source != rt->driver_before.source)
+    return;
+  out->driver_source = now.source;
+  out->driver_before_bytes = rt->driver_before.used_bytes;
+  out->driver_after_bytes = now.used_bytes;
 }
 
 const texmem_plan *texmem_runtime_plan(const texmem_runtime *rt) { return rt ? rt->plan : NULL; }

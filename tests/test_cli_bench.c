@@ -1,12 +1,14 @@
 /* texmem bench, run as a program: the built-in MobileNet v2 and the four
  * MediaPipe models end to end on the GL runtime (planned outputs must be
- * bit-identical to naive ones), --json keys, and bad input. */
+ * bit-identical to naive ones), --json keys, driver memory, and bad input
+ * (--profile: test_cli_bench_profile). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bench_json.h"
 #include "cli_support.h"
 #include "support.h"
 
@@ -14,15 +16,25 @@ static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_bench"); }
 
 TestSuite(cli_bench, .init = make_tmpdir, .fini = tt_tmpdir_remove, .timeout = 300);
 
-/* The number after "key": at or after `from` in json. */
-static double json_num(const char *json, const char *from, const char *key) {
-  const char *p = from ? strstr(json, from) : json;
-  cr_assert_not_null(p, "no %s in %s", from, json);
-  char k[64];
-  snprintf(k, sizeof k, "\"%s\":", key);
-  p = strstr(p, k);
-  cr_assert_not_null(p, "no %s in %s", k, json);
-  return strtod(p + strlen(k), NULL);
+/* driver_bytes: null with the reason, or per storage the driver's
+ * figures, the rest being the difference less the planned bytes. */
+static void check_driver_bytes(const char *json) {
+  if (strstr(json, "\"driver_bytes\": null")) {
+    cr_expect_not_null(strstr(json, "\"driver_note\": \"driver memory: no query on this driver ("),
+                       "%s", json);
+    return;
+  }
+  for (int s = 0; s < 3; s++) {
+    const char *at = storage_at(json, "driver_bytes", bench_storages[s]);
+    if (!strncmp(at + strlen(bench_storages[s]) + 4, "null", 4)) continue;
+    double before = json_num(at, NULL, "before"), after = json_num(at, NULL, "after");
+    double delta = json_num(at, NULL, "delta"), rest = json_num(at, NULL, "rest");
+    const char *pl = storage_at(json, "planned_bytes", bench_storages[s]);
+    double planned = json_num(pl, NULL, "textures") + json_num(pl, NULL, "graph_io") +
+                     json_num(pl, NULL, "weights");
+    cr_expect_eq(delta, after - before, "%s", json);
+    cr_expect_eq(rest, delta - planned, "%s", json);
+  }
 }
 
 /* Checks one --json report: keys, identical outputs, memory ordering. */
@@ -32,6 +44,7 @@ static void check_report(const char *json) {
       "\"strategy\":", "\"storage\":", "\"texture_bytes\":", "\"weights_bytes\":",
       "\"plan_us\":", "\"pool_create_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
       "\"storage_texture_bytes\":", "\"barriers\":", "\"storage_latency_ms\":",
+      "\"planned_bytes\":", "\"driver_bytes\":", "\"driver_note\":", "\"profile\":",
       "\"peak_rss_bytes\":", "\"outputs_identical\":"};
   const char *prev = json;
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -65,6 +78,7 @@ static void check_report(const char *json) {
   cr_expect_leq(json_num(json, "\"barriers\"", "arena"), dispatches);
   cr_expect_gt(json_num(json, "\"storage_latency_ms\"", "objects"), 0);
   cr_expect_gt(json_num(json, "\"storage_latency_ms\"", "arena"), 0);
+  check_driver_bytes(json);
   /* The reported plan is the chosen storage's. */
   bool is_arena = strstr(json, "\"storage\": \"arena\"") != NULL;
   cr_expect_eq(planned, is_arena ? arena : objects, "%s", json);
@@ -74,11 +88,25 @@ static void check_report(const char *json) {
     cr_expect_geq(bound, max_live, "objects: positional_max >= max_live: %s", json);
 }
 
+/* Also: without --profile no profile, said so; on llvmpipe there is no
+ * driver memory query: driver_bytes is null and the report says so. */
 Test(cli_bench, builtin_mobilenet_v2) {
+  tt_run info = tt_texmem("info", "--json", NULL);
+  cr_assert_eq(info.code, 0, "stderr: %s", info.err);
+  bool llvmpipe = strstr(info.out, "llvmpipe") != NULL;
+  tt_run_free(&info);
   tt_run r = tt_texmem("bench", "--runs", "1", "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   check_report(r.out);
   cr_expect_not_null(strstr(r.out, "\"model\": \"builtin:mobilenet_v2_224\""), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "\"profile\": null,\n  \"profile_note\": \"not requested"),
+                     "%s", r.out);
+  if (llvmpipe) {
+    cr_expect_not_null(strstr(r.out, "\"driver_bytes\": null"), "%s", r.out);
+    cr_expect_not_null(
+        strstr(r.out, "\"driver_note\": \"driver memory: no query on this driver (llvmpipe)\""),
+        "%s", r.out);
+  }
   tt_run_free(&r);
 }
 

@@ -274,6 +274,9 @@ TEXMEM_API texmem_status texmem_gl_program_create(texmem_gl_context *ctx,
                                                   const texmem_gl_program_desc *desc,
                                                   texmem_gl_program *out, texmem_error *err);
 TEXMEM_API void texmem_gl_program_destroy(texmem_gl_context *ctx, texmem_gl_program p);
+/* The name the program was created with (owned by the context, valid
+ * until the program's destroy); NULL for a stale or zero handle. */
+TEXMEM_API const char *texmem_gl_program_name(const texmem_gl_context *ctx, texmem_gl_program p);
 /* The last compile / link log of the context (owned by it; "" if none). */
 TEXMEM_API const char *texmem_gl_program_log(const texmem_gl_context *ctx);
 
@@ -322,6 +325,83 @@ TEXMEM_API texmem_status texmem_gl_run(texmem_gl_pool *pool, const texmem_gl_op 
 /* Waits until the GPU has finished everything issued so far (glFinish);
  * a GL error pending after it is returned naming glFinish. */
 TEXMEM_API texmem_status texmem_gl_finish(texmem_gl_context *ctx, texmem_error *err);
+
+/* ---- GPU timer (GL_EXT_disjoint_timer_query) ----
+ * Times intervals of GL work on the GPU. An interval is a pair of
+ * GL_TIMESTAMP_EXT counters (the time the GPU finished the work before
+ * each), or, where the driver's timestamps have no bits, one
+ * GL_TIME_ELAPSED_EXT query: such intervals must not overlap. A disjoint
+ * event (GL_GPU_DISJOINT_EXT: the GPU clock was reset or the GPU changed
+ * power state) between texmem_gl_timer_reset and texmem_gl_timer_read makes
+ * every result of the set meaningless: read says so and zeroes them. */
+typedef enum texmem_gl_timer_kind {
+  TEXMEM_GL_TIMER_NONE = 0,   /* no usable timer queries */
+  TEXMEM_GL_TIMER_TIMESTAMPS, /* GL_TIMESTAMP_EXT pairs (intervals may nest) */
+  TEXMEM_GL_TIMER_ELAPSED     /* GL_TIME_ELAPSED_EXT (intervals must not overlap) */
+} texmem_gl_timer_kind;
+
+/* What the context offers. *why (may be NULL) gets a sentence owned by the
+ * context: which queries are used, or why there are none. */
+TEXMEM_API texmem_gl_timer_kind texmem_gl_timer_support(const texmem_gl_context *ctx,
+                                                        const char **why);
+/* "timestamps", "elapsed" or "none". */
+TEXMEM_API const char *texmem_gl_timer_kind_name(texmem_gl_timer_kind k);
+
+typedef struct texmem_gl_timer texmem_gl_timer;
+
+/* A set of `intervals` intervals (query objects made once). UNSUPPORTED,
+ * saying why, where the context has no timer queries. Owned by the caller;
+ * destroy before the context (destroy(NULL) is a no-op). */
+TEXMEM_API texmem_status texmem_gl_timer_create(texmem_gl_context *ctx, size_t intervals,
+                                                texmem_gl_timer **out, texmem_error *err);
+TEXMEM_API void texmem_gl_timer_destroy(texmem_gl_timer *t);
+/* Starts a new set: forgets every interval and clears the driver's
+ * disjoint flag. */
+TEXMEM_API void texmem_gl_timer_reset(texmem_gl_timer *t);
+/* Marks the start / end of interval i (< intervals) in the GL command
+ * stream; end needs a begin of i since the reset. */
+TEXMEM_API texmem_status texmem_gl_timer_begin(texmem_gl_timer *t, size_t i, texmem_error *err);
+TEXMEM_API texmem_status texmem_gl_timer_end(texmem_gl_timer *t, size_t i, texmem_error *err);
+/* Waits for the GPU and writes the nanoseconds of intervals 0 .. n-1 to
+ * ns (0 for an interval not ended since the reset). *disjoint is true when
+ * the set must be discarded (then every ns is 0). */
+TEXMEM_API texmem_status texmem_gl_timer_read(texmem_gl_timer *t, uint64_t *ns, size_t n,
+                                              bool *disjoint, texmem_error *err);
+
+/* ---- driver memory ----
+ * What the driver counts as GPU memory in use, where it has a query.
+ * Figures of one source compare with each other only: take one reading
+ * before and one after the work to measure, with nothing else allocating
+ * in between (device-wide sources count other processes too). */
+typedef enum texmem_gl_memory_source {
+  TEXMEM_GL_MEMORY_NONE = 0,     /* no query on this driver */
+  TEXMEM_GL_MEMORY_NVML_PROCESS, /* NVML: this process's memory on the GPU */
+  TEXMEM_GL_MEMORY_NVX,          /* GL_NVX_gpu_memory_info: dedicated minus
+                                    available video memory (device-wide) */
+  TEXMEM_GL_MEMORY_NVML_DEVICE,  /* NVML: the device's used memory (device-wide) */
+  TEXMEM_GL_MEMORY_ATI,          /* GL_ATI_meminfo: minus the free texture
+                                    memory (only differences mean anything) */
+  TEXMEM_GL_MEMORY_INJECTED      /* a query set by a test */
+} texmem_gl_memory_source;
+
+typedef struct texmem_gl_memory_reading {
+  texmem_gl_memory_source source; /* that answered (NVML: process if this
+                                     process is listed, else device) */
+  int64_t used_bytes;
+} texmem_gl_memory_reading;
+
+/* "nvml-process", "nvx", "nvml-device", "ati", "injected" or "none". */
+TEXMEM_API const char *texmem_gl_memory_source_name(texmem_gl_memory_source s);
+/* The best source the context found at creation (NVML needs an NVIDIA
+ * renderer and libnvidia-ml.so.1, loaded at run time when present). *why
+ * (may be NULL) gets a sentence owned by the context: the sources found,
+ * or "no query on this driver (RENDERER)". */
+TEXMEM_API texmem_gl_memory_source texmem_gl_memory_support(const texmem_gl_context *ctx,
+                                                            const char **why);
+/* One reading now. UNSUPPORTED (saying why) where no source answers. */
+TEXMEM_API texmem_status texmem_gl_memory_read(texmem_gl_context *ctx,
+                                               texmem_gl_memory_reading *out,
+                                               texmem_error *err);
 
 /* ---- counters ---- */
 typedef struct texmem_gl_counters {

@@ -44,6 +44,10 @@ typedef struct texmem_runtime_desc {
   bool fp32_weights;          /* FP16 runs: keep weights fp32 (the model's
                                  values, twice the bytes) */
   bool reuse_checker;         /* debug: fail on a read after reuse */
+  bool profile;               /* time every dispatch of every run on the GPU
+                                 (timer queries, gl.h) and the CPU:
+                                 texmem_runtime_get_profile. Adds two queries
+                                 a dispatch; leave off for latency figures */
 } texmem_runtime_desc;
 
 typedef struct texmem_runtime texmem_runtime;
@@ -108,10 +112,60 @@ typedef struct texmem_runtime_stats {
   uint64_t io_bytes;                     /* graph input/output textures */
   uint64_t weights_bytes;                /* weight buffers/textures */
   double plan_us, pool_create_ms;
+  /* What the driver counts as GPU memory in use (gl.h,
+   * texmem_gl_memory_read): driver_before_bytes read as
+   * texmem_runtime_create began, driver_after_bytes read by
+   * texmem_runtime_get_stats itself; after - before is what creating the
+   * runtime and running it so far cost, when nothing else in the process
+   * allocated GPU memory in between (measure one runtime at a time).
+   * driver_source NONE (both 0): no query on this driver, or the two
+   * readings came from different sources. */
+  texmem_gl_memory_source driver_source;
+  int64_t driver_before_bytes, driver_after_bytes;
 } texmem_runtime_stats;
 
 TEXMEM_API void texmem_runtime_get_stats(const texmem_runtime *rt,
                                          texmem_runtime_stats *out);
+/* One dispatch of a profiled run (texmem_runtime_desc.profile). */
+typedef struct texmem_profile_record {
+  size_t op;              /* operator index in the model (its task) */
+  uint32_t pass;          /* the operator's kernel pass (0 unless several) */
+  const char *op_type;    /* texmem_op_type_name (static) */
+  const char *kernel;     /* the program: its shader file name (owned by
+                             the runtime) */
+  uint64_t gpu_ns;        /* GPU time of the dispatch, timer queries around
+                             it (barrier, binding and the work) */
+  uint64_t cpu_submit_ns; /* CPU time of issuing it: checks, binding, the
+                             GL calls (the GPU may run it later) */
+} texmem_profile_record;
+
+typedef struct texmem_runtime_profile {
+  const texmem_profile_record *records; /* one per dispatch of the last run,
+                                           in order; owned by the runtime,
+                                           valid until its next run or
+                                           destroy */
+  size_t n_records;
+  texmem_gl_timer_kind timer;           /* the queries used */
+  bool disjoint;                        /* the GPU reported a disjoint event
+                                           during the run: every gpu_ns is 0,
+                                           discard the run */
+  uint64_t gpu_ns, cpu_submit_ns;       /* sums over the records */
+  uint64_t run_gpu_ns;                  /* GPU time of the whole run, from
+                                           two more timestamps around it
+                                           (gaps between dispatches
+                                           included: GPU idle, waiting for
+                                           the CPU); 0 where the driver has
+                                           only elapsed queries (they cannot
+                                           nest) */
+} texmem_runtime_profile;
+
+/* The profile of the last run; waits for the GPU's results. A runtime
+ * created without profile, or with no run yet: INVALID_ARGUMENT; a driver
+ * without timer queries: UNSUPPORTED, the message saying so. */
+TEXMEM_API texmem_status texmem_runtime_get_profile(texmem_runtime *rt,
+                                                    texmem_runtime_profile *out,
+                                                    texmem_error *err);
+
 /* The plan used (borrowed, owned by the runtime). */
 TEXMEM_API const texmem_plan *texmem_runtime_plan(const texmem_runtime *rt);
 

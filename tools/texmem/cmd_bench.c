@@ -8,7 +8,9 @@
  * layouts are compared side by side too. A model with operators the
  * runtime cannot execute gets the memory tables (planning needs no kernel),
  * then every such operator by name and count, and exit status 2;
- * --plan-only stops after the tables. */
+ * --plan-only stops after the tables. After the timed runs: --profile
+ * (bench_profile.c) and the driver's memory figures of each storage made
+ * alone (bench_memory.c). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_storage.h"
 #include "cli.h"
 #include "model_args.h"
 #include "texmem/mobilenet.h"
@@ -36,6 +39,7 @@ typedef struct opts {
   unsigned runs;
   bool json;
   bool plan_only;
+  bool profile;
   cli_input_shapes shapes;
 } opts;
 
@@ -59,6 +63,8 @@ static void usage(FILE *f) {
           "  --precision P      fp16 | fp32 (default fp16)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
           "  --plan-only        print the memory tables only, run nothing (any model)\n"
+          "  --profile          time every dispatch on the GPU (timer queries), summed per\n"
+          "                     operator type and per kernel, for each storage\n"
           "  --input-shape [NAME=]D0,D1,...\n"
           "                     a graph input's shape where the model has dynamic\n"
           "                     dimensions (repeatable)\n"
@@ -91,6 +97,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       o->json = true;
     } else if (!strcmp(a, "--plan-only")) {
       o->plan_only = true;
+    } else if (!strcmp(a, "--profile")) {
+      o->profile = true;
     } else if (!strcmp(a, "--input-shape") && v) {
       if (!cli_input_shape_add(&o->shapes, "bench", v)) return CLI_EXIT_BAD_INPUT;
       i++;
@@ -179,13 +187,25 @@ typedef struct bench {
   uint64_t max_live, positional_max; /* bytes at the run's precision */
   uint64_t barriers[2], dispatches[2]; /* one run: objects, arena */
   bool identical_storage[2];
+  bench_setup setup; /* naive, objects (the planned layout), arena */
+  texmem_runtime_stats stats[BENCH_STORAGES];
+  bench_profile profile;
+  bench_memory memory;
+  uint64_t peak_rss;
 } bench;
 
-static void bench_free(bench *b) {
+/* The timed runtimes only (the driver memory is measured without them). */
+static void destroy_runtimes(bench *b) {
   texmem_runtime_destroy(b->naive);
   texmem_runtime_destroy(b->planned);
   texmem_runtime_destroy(b->other);
   texmem_runtime_destroy(b->arena);
+  b->naive = b->planned = b->other = b->arena = NULL;
+}
+
+static void bench_free(bench *b) {
+  destroy_runtimes(b);
+  bench_profile_free(&b->profile);
   if (b->inputs)
     for (size_t i = 0; i < b->n_inputs; i++) free(b->inputs[i]);
   free(b->inputs);
@@ -237,14 +257,6 @@ static size_t table_index(texmem_strategy s) {
   return N_TABLE - 1;
 }
 
-static texmem_status set_inputs(bench *b, texmem_runtime *rt, texmem_error *err) {
-  for (size_t i = 0; i < b->n_inputs; i++) {
-    texmem_status st = texmem_runtime_set_input(rt, i, b->inputs[i], err);
-    if (st) return st;
-  }
-  return TEXMEM_STATUS_OK;
-}
-
 static texmem_status timed_run(texmem_runtime *rt, double *ms, texmem_error *err) {
   double t0 = cli_now_ms();
   texmem_status st = texmem_runtime_run(rt, err);
@@ -282,14 +294,6 @@ static texmem_status compare_outputs(bench *b, texmem_error *err) {
 /* The strategy of a storage's run: --strategy where it applies, else best. */
 static texmem_strategy storage_strategy(const opts *o, texmem_plan_kind k) {
   return texmem_strategy_supports(o->strategy, k) ? o->strategy : TEXMEM_STRATEGY_BEST;
-}
-
-static texmem_status create_arena(bench *b, texmem_error *err) {
-  texmem_runtime_desc ad = {.strategy = storage_strategy(&b->o, TEXMEM_PLAN_OFFSETS),
-                            .storage = TEXMEM_STORAGE_ARENA, .precision = b->o.precision};
-  texmem_status st = texmem_runtime_create(b->ctx, b->model, &ad, &b->arena, err);
-  if (!st) st = set_inputs(b, b->arena, err);
-  return st;
 }
 
 /* --storage auto: the smaller pool; the reported bound is the one of the
@@ -446,6 +450,8 @@ static void print_report(const bench *b, const texmem_runtime_stats *ns,
          "linear %.3f ms, linear / natural = %.3f\n",
          nat, lin, nat > 0 ? lin / nat : 0.0);
   print_storage_table(b, os, as);
+  bench_memory_print(&b->memory);
+  bench_profile_print(&b->profile);
   printf("peak RSS:     %.1f MiB\n", mib(peak_rss));
   printf("outputs:      %s\n", b->identical ? "planned bit-identical to naive"
                                              : "planned DIFFER from naive");
@@ -474,6 +480,8 @@ static void print_json(const bench *b, const texmem_runtime_stats *ns,
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_other : b->lat_planned);
   print_storage_json(b, os, as);
+  bench_memory_json(&b->memory);
+  bench_profile_json(&b->profile);
   printf("  \"peak_rss_bytes\": %" PRIu64 ",\n  \"outputs_identical\": %s\n}\n", peak_rss,
          b->identical ? "true" : "false");
 }
@@ -500,159 +508,208 @@ static void print_json_plan_only(const bench *b) {
   printf("],\n  \"executed\": false\n}\n");
 }
 
-int texmem_cmd_bench(int argc, char **argv) {
-  bench b;
-  memset(&b, 0, sizeof b);
-  int rc = parse_args(argc, argv, &b.o);
-  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+/* The model, its records and operators the runtime cannot execute, and a
+ * context (planning goes on without one when nothing will run). 0 or the
+ * exit status (b freed). */
+static int load(bench *b, bool run) {
+  const opts *o = &b->o;
   texmem_error err = {0};
   texmem_status st;
-  const opts *o = &b.o;
-  b.texel_bytes = o->precision == TEXMEM_PRECISION_FP32 ? 16 : 8;
-
   if (o->model)
-    st = cli_load_model(o->model, &o->shapes, &b.model, &err);
+    st = cli_load_model(o->model, &o->shapes, &b->model, &err);
   else
-    st = texmem_model_mobilenet_v2(BUILTIN_SEED, &b.model, &err);
+    st = texmem_model_mobilenet_v2(BUILTIN_SEED, &b->model, &err);
   if (st == TEXMEM_STATUS_IO && o->model) {
     /* The reader says "read error"; add the system's reason. */
     const char *why = cli_io_reason(o->model);
     size_t l = strlen(err.message);
     if (!strstr(err.message, why)) snprintf(err.message + l, sizeof err.message - l, ": %s", why);
   }
-  if (st) return fail(&b, o->model ? o->model : "built-in MobileNet v2", st, &err);
-  if ((st = texmem_model_records(b.model, 3, o->precision, &b.rec, &b.n_rec, NULL, &err)))
-    return fail(&b, "records", st, &err);
-  if ((st = texmem_runtime_unsupported_ops(b.model, &b.unsupported, &b.n_unsupported, &err)))
-    return fail(&b, "operators", st, &err);
-  bool run = !o->plan_only && b.n_unsupported == 0;
-  if ((st = texmem_gl_context_create(NULL, &b.ctx, &err))) {
+  if (st) return fail(b, o->model ? o->model : "built-in MobileNet v2", st, &err);
+  if ((st = texmem_model_records(b->model, 3, o->precision, &b->rec, &b->n_rec, NULL, &err)))
+    return fail(b, "records", st, &err);
+  if ((st = texmem_runtime_unsupported_ops(b->model, &b->unsupported, &b->n_unsupported, &err)))
+    return fail(b, "operators", st, &err);
+  run = run && b->n_unsupported == 0;
+  if ((st = texmem_gl_context_create(NULL, &b->ctx, &err))) {
     fprintf(stderr, "texmem bench: no GLES 3.1 context: %s: %s\n", texmem_status_name(st),
             err.message);
     if (run) {
-      bench_free(&b);
+      bench_free(b);
       return CLI_EXIT_INTERNAL;
     }
     fprintf(stderr, "texmem bench: planning without the GL texture size limits\n");
-    b.ctx = NULL;
+    b->ctx = NULL;
   }
-  fprintf(stderr, "texmem bench: planning %zu tensors with every strategy\n", b.n_rec);
-  if ((st = plan_table(&b, &err))) return fail(&b, "planning", st, &err);
-  if (!run) {
-    if (o->json) {
-      print_json_plan_only(&b);
-    } else {
-      print_tables(&b);
-      if (b.n_unsupported) print_unsupported(&b);
-    }
-    rc = CLI_EXIT_OK;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-      fprintf(stderr, "texmem bench: writing the output failed\n");
-      rc = CLI_EXIT_INTERNAL;
-    } else if (b.n_unsupported && !o->plan_only) {
-      char list[400];
-      texmem_op_tally_format(b.unsupported, b.n_unsupported, list, sizeof list);
-      fprintf(stderr, "texmem bench: not run: operators the runtime cannot execute: %s\n", list);
-      rc = CLI_EXIT_BAD_INPUT;
-    }
-    bench_free(&b);
-    return rc;
-  }
-  size_t si = table_index(o->strategy);
-  if (o->layout == LAYOUT_AUTO)
-    b.layout = b.bytes[si][1] && (!b.bytes[si][0] || b.bytes[si][1] < b.bytes[si][0])
-                   ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
-  else
-    b.layout = (texmem_layout)o->layout;
+  fprintf(stderr, "texmem bench: planning %zu tensors with every strategy\n", b->n_rec);
+  if ((st = plan_table(b, &err))) return fail(b, "planning", st, &err);
+  return 0;
+}
 
-  /* Seeded inputs in [-1, 1). */
-  const int32_t *gin = texmem_model_inputs(b.model, &b.n_inputs);
-  b.inputs = calloc(b.n_inputs + 1, sizeof *b.inputs);
-  if (!b.inputs) {
-    err.message[0] = 0;
-    return fail(&b, "inputs", TEXMEM_STATUS_OUT_OF_MEMORY, &err);
+/* --plan-only, or operators the runtime cannot execute: the tables. */
+static int plan_only(bench *b) {
+  const opts *o = &b->o;
+  if (o->json) {
+    print_json_plan_only(b);
+  } else {
+    print_tables(b);
+    if (b->n_unsupported) print_unsupported(b);
   }
+  int rc = CLI_EXIT_OK;
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "texmem bench: writing the output failed\n");
+    rc = CLI_EXIT_INTERNAL;
+  } else if (b->n_unsupported && !o->plan_only) {
+    char list[400];
+    texmem_op_tally_format(b->unsupported, b->n_unsupported, list, sizeof list);
+    fprintf(stderr, "texmem bench: not run: operators the runtime cannot execute: %s\n", list);
+    rc = CLI_EXIT_BAD_INPUT;
+  }
+  bench_free(b);
+  return rc;
+}
+
+/* Seeded inputs in [-1, 1). */
+static texmem_status make_inputs(bench *b, texmem_error *err) {
+  const int32_t *gin = texmem_model_inputs(b->model, &b->n_inputs);
+  b->inputs = calloc(b->n_inputs + 1, sizeof *b->inputs);
   uint64_t seed = 0x9E3779B97F4A7C15ull;
-  for (size_t i = 0; i < b.n_inputs; i++) {
-    const texmem_tensor *t = texmem_model_tensor(b.model, (size_t)gin[i]);
+  for (size_t i = 0; b->inputs && i < b->n_inputs; i++) {
+    const texmem_tensor *t = texmem_model_tensor(b->model, (size_t)gin[i]);
     size_t n = (size_t)t->b * t->h * t->w * t->c;
-    if (!(b.inputs[i] = malloc((n + 1) * sizeof(float))))
-      return fail(&b, "inputs", TEXMEM_STATUS_OUT_OF_MEMORY, &err);
+    if (!(b->inputs[i] = malloc((n + 1) * sizeof(float)))) break;
     for (size_t k = 0; k < n; k++) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      b.inputs[i][k] = (float)((double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+      b->inputs[i][k] = (float)((double)(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0);
     }
   }
-
-  fprintf(stderr, "texmem bench: creating the naive and the planned runtime\n");
-  texmem_runtime_desc nd = {.strategy = TEXMEM_STRATEGY_NAIVE, .precision = o->precision};
-  texmem_runtime_desc pd = {.strategy = storage_strategy(o, TEXMEM_PLAN_OBJECTS),
-                            .layout = b.layout, .precision = o->precision};
-  if ((st = texmem_runtime_create(b.ctx, b.model, &nd, &b.naive, &err)))
-    return fail(&b, "naive runtime", st, &err);
-  if ((st = texmem_runtime_create(b.ctx, b.model, &pd, &b.planned, &err)))
-    return fail(&b, "planned runtime", st, &err);
-  texmem_runtime_desc od = pd;
-  od.layout = b.layout == TEXMEM_LAYOUT_NATURAL ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
-  if ((st = texmem_runtime_create(b.ctx, b.model, &od, &b.other, &err)))
-    return fail(&b, "planned runtime (other layout)", st, &err);
-  if ((st = set_inputs(&b, b.naive, &err)) || (st = set_inputs(&b, b.planned, &err)) ||
-      (st = set_inputs(&b, b.other, &err)))
-    return fail(&b, "inputs", st, &err);
-  if ((st = create_arena(&b, &err))) return fail(&b, "arena runtime", st, &err);
-  choose_storage(&b);
-
-  double *tn = calloc(o->runs, sizeof *tn), *tp = calloc(o->runs, sizeof *tp),
-         *to = calloc(o->runs, sizeof *to), *ta = calloc(o->runs, sizeof *ta), warm;
-  if (!tn || !tp || !to || !ta) {
-    free(tn);
-    free(tp);
-    free(to);
-    free(ta);
-    err.message[0] = 0;
-    return fail(&b, "timing", TEXMEM_STATUS_OUT_OF_MEMORY, &err);
+  if (!b->inputs || (b->n_inputs && !b->inputs[b->n_inputs - 1])) {
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return TEXMEM_STATUS_OUT_OF_MEMORY;
   }
-  st = timed_run(b.naive, &warm, &err);
-  if (!st) st = timed_run(b.planned, &warm, &err);
-  if (!st) st = timed_run(b.other, &warm, &err);
-  if (!st) st = timed_run(b.arena, &warm, &err);
+  return TEXMEM_STATUS_OK;
+}
+
+/* Naive, planned (both layouts) and arena runtimes, inputs set; *what
+ * names the one that failed. */
+static texmem_status create_runtimes(bench *b, const char **what, texmem_error *err) {
+  const opts *o = &b->o;
+  size_t si = table_index(o->strategy);
+  if (o->layout == LAYOUT_AUTO)
+    b->layout = b->bytes[si][1] && (!b->bytes[si][0] || b->bytes[si][1] < b->bytes[si][0])
+                    ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
+  else
+    b->layout = (texmem_layout)o->layout;
+  bench_setup *su = &b->setup;
+  *su = (bench_setup){.ctx = b->ctx, .model = b->model, .inputs = b->inputs,
+                      .n_inputs = b->n_inputs, .runs = o->runs};
+  su->desc[BENCH_NAIVE] = (texmem_runtime_desc){.strategy = TEXMEM_STRATEGY_NAIVE,
+                                                .precision = o->precision};
+  su->desc[BENCH_OBJECTS] = (texmem_runtime_desc){
+      .strategy = storage_strategy(o, TEXMEM_PLAN_OBJECTS), .layout = b->layout,
+      .precision = o->precision};
+  su->desc[BENCH_ARENA] = (texmem_runtime_desc){
+      .strategy = storage_strategy(o, TEXMEM_PLAN_OFFSETS), .storage = TEXMEM_STORAGE_ARENA,
+      .precision = o->precision};
+  fprintf(stderr, "texmem bench: creating the naive and the planned runtime\n");
+  texmem_status st;
+  *what = "naive runtime";
+  if ((st = bench_setup_runtime(su, BENCH_NAIVE, false, &b->naive, err))) return st;
+  *what = "planned runtime";
+  if ((st = bench_setup_runtime(su, BENCH_OBJECTS, false, &b->planned, err))) return st;
+  bench_setup other = *su;
+  other.desc[BENCH_OBJECTS].layout =
+      b->layout == TEXMEM_LAYOUT_NATURAL ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
+  *what = "planned runtime (other layout)";
+  if ((st = bench_setup_runtime(&other, BENCH_OBJECTS, false, &b->other, err))) return st;
+  *what = "arena runtime";
+  if ((st = bench_setup_runtime(su, BENCH_ARENA, false, &b->arena, err))) return st;
+  choose_storage(b);
+  return TEXMEM_STATUS_OK;
+}
+
+/* One warm-up, then o->runs timed runs of each, interleaved; medians. */
+static texmem_status time_runs(bench *b, texmem_error *err) {
+  const opts *o = &b->o;
+  double *t = calloc(4 * (size_t)o->runs, sizeof *t), warm;
+  if (!t) {
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return TEXMEM_STATUS_OUT_OF_MEMORY;
+  }
+  double *tn = t, *tp = t + o->runs, *to = t + 2 * o->runs, *ta = t + 3 * o->runs;
+  texmem_status st = timed_run(b->naive, &warm, err);
+  if (!st) st = timed_run(b->planned, &warm, err);
+  if (!st) st = timed_run(b->other, &warm, err);
+  if (!st) st = timed_run(b->arena, &warm, err);
   bool tty = isatty(STDERR_FILENO);
   if (!tty) fprintf(stderr, "texmem bench: %u timed runs of each\n", o->runs);
   for (unsigned r = 0; r < o->runs && !st; r++) {
     if (tty) fprintf(stderr, "\rtexmem bench: run %u/%u", r + 1, o->runs);
     /* The arena goes first or last in turn: no order bias between storages. */
-    st = timed_run(b.naive, &tn[r], &err);
-    if (!st && r % 2) st = timed_run(b.arena, &ta[r], &err);
-    if (!st) st = timed_run(b.planned, &tp[r], &err);
-    if (!st) st = timed_run(b.other, &to[r], &err);
-    if (!st && r % 2 == 0) st = timed_run(b.arena, &ta[r], &err);
+    st = timed_run(b->naive, &tn[r], err);
+    if (!st && r % 2) st = timed_run(b->arena, &ta[r], err);
+    if (!st) st = timed_run(b->planned, &tp[r], err);
+    if (!st) st = timed_run(b->other, &to[r], err);
+    if (!st && r % 2 == 0) st = timed_run(b->arena, &ta[r], err);
   }
   if (tty) fprintf(stderr, "\n");
   if (!st) {
-    b.lat_naive = cli_median(tn, o->runs);
-    b.lat_planned = cli_median(tp, o->runs);
-    b.lat_other = cli_median(to, o->runs);
-    b.lat_arena = cli_median(ta, o->runs);
+    b->lat_naive = cli_median(tn, o->runs);
+    b->lat_planned = cli_median(tp, o->runs);
+    b->lat_other = cli_median(to, o->runs);
+    b->lat_arena = cli_median(ta, o->runs);
   }
-  free(tn);
-  free(tp);
-  free(to);
-  free(ta);
-  if (st) return fail(&b, "run", st, &err);
+  free(t);
+  return st;
+}
+
+/* After the timed runs: the profile (--profile), then, with the timed
+ * runtimes gone, the driver memory of each storage alone. */
+static texmem_status measure_storages(bench *b, const char **what, texmem_error *err) {
+  texmem_runtime_get_stats(b->naive, &b->stats[BENCH_NAIVE]);
+  texmem_runtime_get_stats(b->planned, &b->stats[BENCH_OBJECTS]);
+  texmem_runtime_get_stats(b->arena, &b->stats[BENCH_ARENA]);
+  texmem_status st;
+  if (b->o.profile) {
+    fprintf(stderr, "texmem bench: profiling %u runs of each storage\n", b->o.runs);
+    texmem_runtime *const unprofiled[BENCH_STORAGES] = {b->naive, b->planned, b->arena};
+    *what = "profile";
+    if ((st = bench_profile_measure(&b->setup, unprofiled, &b->profile, err))) return st;
+  }
+  destroy_runtimes(b);
+  *what = "driver memory";
+  return bench_memory_measure(&b->setup, b->stats, &b->memory, err);
+}
+
+int texmem_cmd_bench(int argc, char **argv) {
+  bench b;
+  memset(&b, 0, sizeof b);
+  int rc = parse_args(argc, argv, &b.o);
+  if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
+  const opts *o = &b.o;
+  b.texel_bytes = o->precision == TEXMEM_PRECISION_FP32 ? 16 : 8;
+  if ((rc = load(&b, !o->plan_only))) return rc;
+  if (o->plan_only || b.n_unsupported) return plan_only(&b);
+
+  texmem_error err = {0};
+  const char *what = "inputs";
+  texmem_status st = make_inputs(&b, &err);
+  if (!st) st = create_runtimes(&b, &what, &err);
+  if (st) return fail(&b, what, st, &err);
+  if ((st = time_runs(&b, &err))) return fail(&b, "run", st, &err);
   if ((st = count_barriers(&b, &err))) return fail(&b, "barrier count", st, &err);
   if ((st = compare_outputs(&b, &err))) return fail(&b, "outputs", st, &err);
+  if ((st = measure_storages(&b, &what, &err))) return fail(&b, what, st, &err);
 
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   uint64_t peak_rss = (uint64_t)ru.ru_maxrss * 1024u;
-  texmem_runtime_stats ns, os, as;
-  texmem_runtime_get_stats(b.naive, &ns);
-  texmem_runtime_get_stats(b.planned, &os);
-  texmem_runtime_get_stats(b.arena, &as);
+  const texmem_runtime_stats *ns = &b.stats[BENCH_NAIVE], *os = &b.stats[BENCH_OBJECTS],
+                             *as = &b.stats[BENCH_ARENA];
   if (o->json)
-    print_json(&b, &ns, &os, &as, peak_rss);
+    print_json(&b, ns, os, as, peak_rss);
   else
-    print_report(&b, &ns, &os, &as, peak_rss);
+    print_report(&b, ns, os, as, peak_rss);
   bool identical = b.identical;
   bench_free(&b);
   if (!identical) {

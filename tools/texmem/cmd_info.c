@@ -10,7 +10,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: texmem info [--json] [--platform auto|device|surfaceless|default]\n"
           "  Creates a headless GLES 3.1 context and prints its renderer, GL and GLSL\n"
-          "  versions and texture / compute limits.\n");
+          "  versions and texture / compute limits, its GPU timer queries (texmem bench\n"
+          "  --profile) and its driver memory query, if any.\n");
 }
 
 int texmem_cmd_info(int argc, char **argv) {
@@ -50,6 +51,9 @@ int texmem_cmd_info(int argc, char **argv) {
   texmem_gl_limits l;
   texmem_gl_context_info(ctx, &in);
   texmem_gl_context_limits(ctx, &l);
+  const char *timer_why, *memory_why;
+  texmem_gl_timer_kind timer = texmem_gl_timer_support(ctx, &timer_why);
+  texmem_gl_memory_source memory = texmem_gl_memory_support(ctx, &memory_why);
   if (json) {
     printf("{\n  \"platform\": ");
     cli_json_str(stdout, in.platform);
@@ -65,6 +69,12 @@ int texmem_cmd_info(int argc, char **argv) {
     cli_json_str(stdout, in.version);
     printf(",\n  \"glsl_version\": ");
     cli_json_str(stdout, in.glsl_version);
+    printf(",\n  \"timer_queries\": \"%s\",\n  \"timer_note\": ",
+           texmem_gl_timer_kind_name(timer));
+    cli_json_str(stdout, timer_why);
+    printf(",\n  \"driver_memory\": \"%s\",\n  \"driver_memory_note\": ",
+           texmem_gl_memory_source_name(memory));
+    cli_json_str(stdout, memory_why);
     printf(",\n  \"limits\": {\n"
            "    \"max_2d_size\": %lld,\n    \"max_3d_size\": %lld,\n"
            "    \"max_array_layers\": %lld,\n    \"max_image_units\": %lld,\n"
@@ -89,6 +99,7 @@ int texmem_cmd_info(int argc, char **argv) {
     printf("max image units: %lld (compute image uniforms %lld, SSBO bindings %lld)\n",
            (long long)l.max_image_units, (long long)l.max_compute_image_uniforms,
            (long long)l.max_ssbo_bindings);
+    printf("timer queries:   %s\n%s\n", timer_why, memory_why);
     printf("max work groups: %lld x %lld x %lld\n", (long long)l.max_work_group_count[0],
            (long long)l.max_work_group_count[1], (long long)l.max_work_group_count[2]);
     printf("max group size:  %lld x %lld x %lld (%lld invocations, %lld bytes shared)\n",

@@ -1,0 +1,77 @@
+/* texmem bench --profile, run as a program on the built-in MobileNet v2:
+ * per storage, the dispatches' GPU times add up to within 10% of the run's
+ * GPU time (queries of its own), the tables per operator type and per
+ * kernel add up to the dispatches; the text report has both tables. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_json.h"
+#include "cli_support.h"
+#include "support.h"
+
+static void make_tmpdir(void) { tt_tmpdir_make("texmem_cli_bench_profile"); }
+
+TestSuite(cli_bench_profile, .init = make_tmpdir, .fini = tt_tmpdir_remove, .timeout = 300);
+
+/* --profile: per storage, the dispatches' GPU times add up to within 10%
+ * of the run's GPU time (measured by queries of its own), and the tables
+ * per operator type and per kernel add up to the dispatches. */
+Test(cli_bench_profile, profile_json) {
+  tt_run r = tt_texmem("bench", "--runs", "2", "--profile", "--json", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"outputs_identical\": true"), "%s", r.out);
+  if (strstr(r.out, "\"profile\": null")) {
+    /* Only a driver without timer queries, saying so. */
+    cr_expect_not_null(strstr(r.out, "\"profile_note\": \"no GPU timer queries"), "%s", r.out);
+    tt_run_free(&r);
+    return;
+  }
+  cr_expect_not_null(strstr(r.out, "\"timer\": \"GL_EXT_disjoint_timer_query"), "%s", r.out);
+  double dispatches_per_run = json_num(r.out, "\"barriers\"", "dispatches");
+  for (int s = 0; s < 3; s++) {
+    const char *at = storage_at(r.out, "profile", bench_storages[s]);
+    cr_assert(strncmp(at + strlen(bench_storages[s]) + 4, "null", 4) != 0,
+              "%s: every run disjoint: %s", bench_storages[s], r.out);
+    double run = json_num(at, NULL, "run_gpu_ns"), sum = json_num(at, NULL, "dispatch_gpu_ns");
+    double cpu = json_num(at, NULL, "cpu_submit_ns"), n = json_num(at, NULL, "dispatches");
+    cr_expect_gt(run, 0, "%s", bench_storages[s]);
+    const char *name = bench_storages[s];
+    cr_expect_geq(sum, 0.9 * run, "%s: dispatches %.0f ns, run %.0f ns", name, sum, run);
+    cr_expect_leq(sum, 1.1 * run, "%s: dispatches %.0f ns, run %.0f ns", name, sum, run);
+    cr_expect_gt(cpu, 0);
+    cr_expect_eq(n, dispatches_per_run, "%s", bench_storages[s]);
+    size_t k = 0;
+    double by_type = array_sum(at, "by_op_type", "gpu_ns", &k);
+    cr_expect_gt(k, 1, "MobileNet has several operator types");
+    double by_type_n = array_sum(at, "by_op_type", "dispatches", &k);
+    double by_kernel = array_sum(at, "by_kernel", "gpu_ns", &k);
+    double by_kernel_cpu = array_sum(at, "by_kernel", "cpu_submit_ns", &k);
+    cr_expect_eq(by_type, sum, "%s", bench_storages[s]);
+    cr_expect_eq(by_kernel, sum, "%s", bench_storages[s]);
+    cr_expect_eq(by_kernel_cpu, cpu, "%s", bench_storages[s]);
+    cr_expect_eq(by_type_n, n, "%s", bench_storages[s]);
+  }
+  cr_expect_not_null(strstr(r.out, "\"name\": \"CONV_2D\""), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "\"name\": \"op_conv1x1.comp\""), "%s", r.out);
+  tt_run_free(&r);
+}
+
+Test(cli_bench_profile, profile_report_text) {
+  tt_run r = tt_texmem("bench", "--runs", "1", "--profile", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  if (strstr(r.out, "profile:      none: ")) {
+    cr_expect_not_null(strstr(r.out, "no GPU timer queries"), "%s", r.out);
+  } else {
+    cr_expect_not_null(strstr(r.out, "by operator type"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "by kernel"), "%s", r.out);
+    for (int s = 0; s < 3; s++) {
+      char want[32];
+      snprintf(want, sizeof want, "\n  %s: run ", bench_storages[s]);
+      cr_expect_not_null(strstr(r.out, want), "%s", r.out);
+    }
+  }
+  /* Driver memory: the driver's figures or a plain "no query". */
+  cr_expect_not_null(strstr(r.out, "\ndriver memory: "), "%s", r.out);
+  tt_run_free(&r);
+}
