@@ -116,120 +116,93 @@ static bool parse_max_dims(const char *s, uint64_t out[3]) {
   return false; /* more than three values */
 }
 
-/* Returns -1 on success (go on), else an exit code. */
-static int parse_args(int argc, char **argv, opts *o) {
-  memset(o, 0, sizeof *o);
-  o->kind = KIND_ALL;
-  o->strategy_all = true;
-  o->layout = LAYOUT_DEFAULT;
-  o->bytes_per_texel = 8;
-  o->model_dims = 3;
-  o->precision = TEXMEM_PRECISION_FP16;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return CLI_EXIT_OK;
-    }
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-      continue;
-    }
-    /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
-    static const char *const with_value[] = {"--records", "--kind", "--strategy", "--layout",
-                                             "--align", "--max-dims", "--bytes-per-texel",
-                                             "--svg", "--model", "--dims", "--precision",
-                                             "--input-shape", "--time-budget-ms",
-                                             "--node-budget", "--budget"};
-    const char *name = NULL, *val = NULL;
-    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
-      size_t l = strlen(with_value[k]);
-      if (!strncmp(a, with_value[k], l) && (a[l] == 0 || a[l] == '=')) {
-        name = with_value[k];
-        if (a[l] == '=') {
-          val = a + l + 1;
-        } else if (i + 1 < argc) {
-          val = argv[++i];
-        } else {
-          fprintf(stderr, "texmem plan: %s needs a value\n", name);
-          return CLI_EXIT_BAD_INPUT;
-        }
-        break;
-      }
-    }
-    if (!name) {
-      fprintf(stderr, "texmem plan: unknown argument '%s' (texmem plan --help)\n", a);
-      return CLI_EXIT_BAD_INPUT;
-    }
-    bool ok = true;
-    if (!strcmp(name, "--records")) {
-      o->records = val;
-      ok = *val != 0;
-    } else if (!strcmp(name, "--svg")) {
-      o->svg = val;
-      ok = *val != 0;
-    } else if (!strcmp(name, "--kind")) {
-      if (!strcmp(val, "objects")) o->kind = TEXMEM_PLAN_OBJECTS;
-      else if (!strcmp(val, "offsets")) o->kind = TEXMEM_PLAN_OFFSETS;
-      else if (!strcmp(val, "all")) o->kind = KIND_ALL;
-      else ok = false;
-    } else if (!strcmp(name, "--strategy")) {
-      if (!strcmp(val, "all")) {
-        o->strategy_all = true;
-      } else if (texmem_strategy_from_name(val, &o->strategy)) {
-        o->strategy_all = false;
-      } else {
-        fprintf(stderr, "texmem plan: unknown strategy '%s' (texmem plan --help lists them)\n",
-                val);
-        return CLI_EXIT_BAD_INPUT;
-      }
-    } else if (!strcmp(name, "--layout")) {
-      if (!strcmp(val, "natural")) o->layout = TEXMEM_LAYOUT_NATURAL;
-      else if (!strcmp(val, "linear")) o->layout = TEXMEM_LAYOUT_LINEAR;
-      else ok = false;
-    } else if (!strcmp(name, "--align")) {
-      ok = cli_parse_u64(val, &o->alignment) && o->alignment > 0;
-    } else if (!strcmp(name, "--max-dims")) {
-      ok = parse_max_dims(val, o->max_dims);
-    } else if (!strcmp(name, "--bytes-per-texel")) {
-      ok = cli_parse_u64(val, &o->bytes_per_texel) && o->bytes_per_texel > 0;
-      o->bpt_given = true;
-    } else if (!strcmp(name, "--model")) {
-      o->model = val;
-      ok = *val != 0;
-    } else if (!strcmp(name, "--dims")) {
-      o->model_only = name;
-      ok = (!strcmp(val, "1") || !strcmp(val, "2") || !strcmp(val, "3"));
-      if (ok) o->model_dims = (unsigned)(val[0] - '0');
-    } else if (!strcmp(name, "--precision")) {
-      o->model_only = name;
-      if (!strcmp(val, "fp16")) o->precision = TEXMEM_PRECISION_FP16;
-      else if (!strcmp(val, "fp32")) o->precision = TEXMEM_PRECISION_FP32;
-      else if (!strcmp(val, "stored")) o->precision = TEXMEM_PRECISION_STORED;
-      else ok = false;
-    } else if (!strcmp(name, "--input-shape")) {
-      o->model_only = name;
+/* apply_value's model and budget options. */
+static int apply_model_or_budget(opts *o, const char *name, const char *val) {
+  bool ok = true;
+  if (!strcmp(name, "--dims")) {
+    o->model_only = name;
+    ok = (!strcmp(val, "1") || !strcmp(val, "2") || !strcmp(val, "3"));
+    if (ok) o->model_dims = (unsigned)(val[0] - '0');
+  } else if (!strcmp(name, "--precision")) {
+    o->model_only = name;
+    if (!strcmp(val, "fp16")) o->precision = TEXMEM_PRECISION_FP16;
+    else if (!strcmp(val, "fp32")) o->precision = TEXMEM_PRECISION_FP32;
+    else if (!strcmp(val, "stored")) o->precision = TEXMEM_PRECISION_STORED;
+    else ok = false;
+  } else if (!strcmp(name, "--input-shape")) {
+    o->model_only = name;
 #ifdef TEXMEM_HAVE_MODEL
-      if (!cli_input_shape_add(&o->shapes, "plan", val)) return CLI_EXIT_BAD_INPUT;
+    if (!cli_input_shape_add(&o->shapes, "plan", val)) return CLI_EXIT_BAD_INPUT;
 #else
-      ok = false;
+    ok = false;
 #endif
-    } else if (!strcmp(name, "--time-budget-ms")) {
-      /* The one place the budget is parsed: it sets best's budget here
-       * (desc.time_budget_ms in plan_one). */
-      uint64_t ms = 0;
-      ok = cli_parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
-      o->time_budget_ms = (double)ms;
-    } else if (!strcmp(name, "--node-budget")) {
-      ok = cli_parse_u64(val, &o->node_budget) && o->node_budget > 0;
-    } else if (!strcmp(name, "--budget")) {
-      ok = cli_parse_u64(val, &o->budget) && o->budget > 0;
-    }
-    if (!ok) {
-      fprintf(stderr, "texmem plan: bad value '%s' for %s\n", val, name);
+  } else if (!strcmp(name, "--time-budget-ms")) {
+    /* The one place the budget is parsed: it sets best's budget here
+     * (desc.time_budget_ms in plan_one). */
+    uint64_t ms = 0;
+    ok = cli_parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
+    o->time_budget_ms = (double)ms;
+  } else if (!strcmp(name, "--node-budget")) {
+    ok = cli_parse_u64(val, &o->node_budget) && o->node_budget > 0;
+  } else if (!strcmp(name, "--budget")) {
+    ok = cli_parse_u64(val, &o->budget) && o->budget > 0;
+  }
+  return ok ? -1 : 0;
+}
+
+/* Options with a value: "--opt VALUE" or "--opt=VALUE". */
+static const char *const with_value[] = {"--records", "--kind", "--strategy", "--layout",
+                                         "--align", "--max-dims", "--bytes-per-texel",
+                                         "--svg", "--model", "--dims", "--precision",
+                                         "--input-shape", "--time-budget-ms",
+                                         "--node-budget", "--budget"};
+
+/* Applies option name (one of with_value) with val. Returns -1 when taken,
+ * 0 for a bad value, else an exit code (the message printed). */
+static int apply_value(opts *o, const char *name, const char *val) {
+  bool ok = true;
+  if (!strcmp(name, "--records")) {
+    o->records = val;
+    ok = *val != 0;
+  } else if (!strcmp(name, "--svg")) {
+    o->svg = val;
+    ok = *val != 0;
+  } else if (!strcmp(name, "--kind")) {
+    if (!strcmp(val, "objects")) o->kind = TEXMEM_PLAN_OBJECTS;
+    else if (!strcmp(val, "offsets")) o->kind = TEXMEM_PLAN_OFFSETS;
+    else if (!strcmp(val, "all")) o->kind = KIND_ALL;
+    else ok = false;
+  } else if (!strcmp(name, "--strategy")) {
+    if (!strcmp(val, "all")) {
+      o->strategy_all = true;
+    } else if (texmem_strategy_from_name(val, &o->strategy)) {
+      o->strategy_all = false;
+    } else {
+      fprintf(stderr, "texmem plan: unknown strategy '%s' (texmem plan --help lists them)\n", val);
       return CLI_EXIT_BAD_INPUT;
     }
+  } else if (!strcmp(name, "--layout")) {
+    if (!strcmp(val, "natural")) o->layout = TEXMEM_LAYOUT_NATURAL;
+    else if (!strcmp(val, "linear")) o->layout = TEXMEM_LAYOUT_LINEAR;
+    else ok = false;
+  } else if (!strcmp(name, "--align")) {
+    ok = cli_parse_u64(val, &o->alignment) && o->alignment > 0;
+  } else if (!strcmp(name, "--max-dims")) {
+    ok = parse_max_dims(val, o->max_dims);
+  } else if (!strcmp(name, "--bytes-per-texel")) {
+    ok = cli_parse_u64(val, &o->bytes_per_texel) && o->bytes_per_texel > 0;
+    o->bpt_given = true;
+  } else if (!strcmp(name, "--model")) {
+    o->model = val;
+    ok = *val != 0;
+  } else {
+    return apply_model_or_budget(o, name, val);
   }
+  return ok ? -1 : 0;
+}
+
+/* The options together. Returns -1 when they agree, else an exit code. */
+static int check_opts(opts *o) {
   if (!o->records == !o->model) {
     fprintf(stderr, "texmem plan: give one of --records FILE or --model FILE.tflite (texmem plan "
                     "--help)\n");
@@ -254,17 +227,57 @@ static int parse_args(int argc, char **argv, opts *o) {
   return -1;
 }
 
-static const char *kind_name(texmem_plan_kind k) {
-  return k == TEXMEM_PLAN_OBJECTS ? "objects" : "offsets";
+/* Returns -1 on success (go on), else an exit code. */
+static int parse_args(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->kind = KIND_ALL;
+  o->strategy_all = true;
+  o->layout = LAYOUT_DEFAULT;
+  o->bytes_per_texel = 8;
+  o->model_dims = 3;
+  o->precision = TEXMEM_PRECISION_FP16;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return CLI_EXIT_OK;
+    }
+    if (!strcmp(a, "--json")) {
+      o->json = true;
+      continue;
+    }
+    const char *name = NULL, *val = NULL;
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
+      size_t l = strlen(with_value[k]);
+      if (!strncmp(a, with_value[k], l) && (a[l] == 0 || a[l] == '=')) {
+        name = with_value[k];
+        if (a[l] == '=') {
+          val = a + l + 1;
+        } else if (i + 1 < argc) {
+          val = argv[++i];
+        } else {
+          fprintf(stderr, "texmem plan: %s needs a value\n", name);
+          return CLI_EXIT_BAD_INPUT;
+        }
+        break;
+      }
+    }
+    if (!name) {
+      fprintf(stderr, "texmem plan: unknown argument '%s' (texmem plan --help)\n", a);
+      return CLI_EXIT_BAD_INPUT;
+    }
+    int rc = apply_value(o, name, val);
+    if (rc == 0) {
+      fprintf(stderr, "texmem plan: bad value '%s' for %s\n", val, name);
+      return CLI_EXIT_BAD_INPUT;
+    }
+    if (rc > 0) return rc;
+  }
+  return check_opts(o);
 }
 
-uint64_t texmem_plan_record_volume(const texmem_record *r, unsigned dims) {
-  uint64_t v = 1;
-  for (unsigned k = 0; k < dims && k < 3; k++) {
-    if (r->dims[k] && v > UINT64_MAX / r->dims[k]) return UINT64_MAX;
-    v *= r->dims[k];
-  }
-  return v;
+static const char *kind_name(texmem_plan_kind k) {
+  return k == TEXMEM_PLAN_OBJECTS ? "objects" : "offsets";
 }
 
 static void free_results(plan_run *run) {
@@ -393,6 +406,13 @@ static int plan_all(plan_run *run, const opts *o) {
         texmem_strategy_report rep = texmem_plan_strategy_report(best.plan, st);
         if (rep.outcome == TEXMEM_RUN_SKIPPED) {
           add_unplanned(run, kind, layouts[li], st, rep.outcome, rep.reason);
+          continue;
+        }
+        /* A strategy best does not weigh (tflm_greedy) keeps to the same
+         * size rule; --strategy NAME runs it at any size. */
+        if (!texmem_strategy_within_budget(st, run->n, o->time_budget_ms, rep.reason,
+                                           sizeof rep.reason)) {
+          add_unplanned(run, kind, layouts[li], st, TEXMEM_RUN_SKIPPED, rep.reason);
           continue;
         }
         rc = plan_one(run, o, kind, layouts[li], st, true, true);
@@ -538,7 +558,7 @@ static int write_svg(const plan_run *run, const char *path) {
     fprintf(stderr, "texmem plan: cannot write %s: %s\n", path, strerror(errno));
     return CLI_EXIT_BAD_INPUT;
   }
-  bool ok = texmem_plan_write_svg(f, run, svg_choice(run));
+  bool ok = cli_plan_write_svg(f, run, svg_choice(run));
   int e = errno;
   if (fclose(f) != 0) {
     ok = false;
@@ -620,7 +640,7 @@ int texmem_cmd_plan(int argc, char **argv) {
   if (rc < 0 && o.svg) rc = write_svg(&run, o.svg);
   if (rc < 0) {
     if (o.json) {
-      if (!texmem_plan_write_json(stdout, &run)) rc = CLI_EXIT_INTERNAL;
+      if (!cli_plan_write_json(stdout, &run)) rc = CLI_EXIT_INTERNAL;
     } else {
       print_table(stdout, &run);
     }

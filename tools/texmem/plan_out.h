@@ -37,11 +37,8 @@ typedef struct plan_run {
 } plan_run;
 
 /* Writers return false when writing failed (errno is left set). */
-bool texmem_plan_write_json(FILE *f, const plan_run *run);
+bool cli_plan_write_json(FILE *f, const plan_run *run);
 /* Draws run->results[chosen]. */
-bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen);
-
-/* Volume of a record (dims beyond run->dims count as 1), saturating. */
-uint64_t texmem_plan_record_volume(const texmem_record *r, unsigned dims);
+bool cli_plan_write_svg(FILE *f, const plan_run *run, size_t chosen);
 
 #endif
