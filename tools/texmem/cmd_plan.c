@@ -281,7 +281,8 @@ static const char *kind_name(texmem_plan_kind k) {
 }
 
 static void free_results(plan_run *run) {
-  for (size_t i = 0; i < run->nresults; i++) texmem_plan_destroy(run->results[i].plan);
+  for (size_t i = 0; i < run->nresults; i++)
+    if (!run->results[i].shares_plan) texmem_plan_destroy(run->results[i].plan);
   free(run->results);
   run->results = NULL;
   run->nresults = 0;
@@ -361,6 +362,74 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
   return -1;
 }
 
+/* The row of strategy st under --strategy all, after best planned these
+ * records (best.plan). Returns -1 or an exit code. */
+static int plan_after_best(plan_run *run, const opts *o, texmem_plan_kind kind,
+                           texmem_layout layout, texmem_strategy st, const plan_result *best) {
+  texmem_strategy_report rep = texmem_plan_strategy_report(best->plan, st);
+  if (rep.outcome == TEXMEM_RUN_SKIPPED) {
+    add_unplanned(run, kind, layout, st, rep.outcome, rep.reason);
+    return -1;
+  }
+  /* A strategy best does not weigh (tflm_greedy) keeps to the same size
+   * rule; --strategy NAME runs it at any size. */
+  if (!texmem_strategy_within_budget(st, run->n, o->time_budget_ms, rep.reason,
+                                     sizeof rep.reason)) {
+    add_unplanned(run, kind, layout, st, TEXMEM_RUN_SKIPPED, rep.reason);
+    return -1;
+  }
+  /* The objects strategy best chose planned exactly best's plan (the same
+   * problem, deterministic): its row shows that plan and the strategy's
+   * time within best instead of planning it again. (Offsets are planned
+   * again: best's arena carries the bound exact proved.) */
+  if (kind == TEXMEM_PLAN_OBJECTS && rep.outcome == TEXMEM_RUN_PLANNED &&
+      texmem_plan_get_strategy(best->plan) == st) {
+    plan_result *r = &run->results[run->nresults++];
+    *r = *best;
+    r->requested = st;
+    r->time_us = rep.time_ms * 1e3;
+    r->shares_plan = true;
+    return -1;
+  }
+  return plan_one(run, o, kind, layout, st, true, true);
+}
+
+/* --strategy all for one kind and layout: best first (its reports say
+ * which strategies it skipped or saw fail: those rows are not run again),
+ * then each strategy in enum order; best's row is listed last. Returns -1
+ * or an exit code. */
+static int plan_every_strategy(plan_run *run, const opts *o, texmem_plan_kind kind,
+                               texmem_layout layout) {
+  size_t before = run->nresults;
+  int rc = plan_one(run, o, kind, layout, TEXMEM_STRATEGY_BEST, true, false);
+  if (rc >= 0 || run->nresults == before) return rc; /* an error, or not for these records */
+  plan_result best = run->results[--run->nresults];
+  for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_ && rc < 0; s++)
+    if (texmem_strategy_supports((texmem_strategy)s, kind))
+      rc = plan_after_best(run, o, kind, layout, (texmem_strategy)s, &best);
+  if (rc >= 0) {
+    texmem_plan_destroy(best.plan);
+    return rc;
+  }
+  run->results[run->nresults++] = best;
+  return -1;
+}
+
+/* Marks the smallest total of each kind (ties all marked). */
+static void mark_smallest(plan_run *run) {
+  for (int ki = 0; ki < 2; ki++) {
+    uint64_t min = UINT64_MAX;
+    for (size_t i = 0; i < run->nresults; i++)
+      if ((int)run->results[i].kind == ki && run->results[i].plan &&
+          texmem_plan_total(run->results[i].plan) < min)
+        min = texmem_plan_total(run->results[i].plan);
+    for (size_t i = 0; i < run->nresults; i++)
+      if ((int)run->results[i].kind == ki && run->results[i].plan &&
+          texmem_plan_total(run->results[i].plan) == min)
+        run->results[i].smallest = true;
+  }
+}
+
 /* Plans every row the options ask for. Returns -1 or an exit code. */
 static int plan_all(plan_run *run, const opts *o) {
   size_t cap = 2 * 2 * (size_t)TEXMEM_STRATEGY_COUNT_;
@@ -387,58 +456,16 @@ static int plan_all(plan_run *run, const opts *o) {
       if (run->dims >= 2) layouts[nl++] = TEXMEM_LAYOUT_LINEAR;
     }
     for (int li = 0; li < nl; li++) {
-      if (!o->strategy_all) {
-        int rc = plan_one(run, o, kind, layouts[li], o->strategy, false, false);
-        if (rc >= 0) return rc;
-        continue;
-      }
-      /* best first (its reports say which strategies it skipped or saw
-       * fail: those rows are not run again), then each strategy in enum
-       * order; best's row is listed last. */
-      size_t before = run->nresults;
-      int rc = plan_one(run, o, kind, layouts[li], TEXMEM_STRATEGY_BEST, true, false);
+      int rc = o->strategy_all ? plan_every_strategy(run, o, kind, layouts[li])
+                               : plan_one(run, o, kind, layouts[li], o->strategy, false, false);
       if (rc >= 0) return rc;
-      if (run->nresults == before) continue; /* not for these records */
-      plan_result best = run->results[--run->nresults];
-      for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
-        texmem_strategy st = (texmem_strategy)s;
-        if (!texmem_strategy_supports(st, kind)) continue;
-        texmem_strategy_report rep = texmem_plan_strategy_report(best.plan, st);
-        if (rep.outcome == TEXMEM_RUN_SKIPPED) {
-          add_unplanned(run, kind, layouts[li], st, rep.outcome, rep.reason);
-          continue;
-        }
-        /* A strategy best does not weigh (tflm_greedy) keeps to the same
-         * size rule; --strategy NAME runs it at any size. */
-        if (!texmem_strategy_within_budget(st, run->n, o->time_budget_ms, rep.reason,
-                                           sizeof rep.reason)) {
-          add_unplanned(run, kind, layouts[li], st, TEXMEM_RUN_SKIPPED, rep.reason);
-          continue;
-        }
-        rc = plan_one(run, o, kind, layouts[li], st, true, true);
-        if (rc >= 0) {
-          texmem_plan_destroy(best.plan);
-          return rc;
-        }
-      }
-      run->results[run->nresults++] = best;
     }
   }
   if (run->nresults == 0) {
     fprintf(stderr, "texmem plan: no strategy produced a plan (all were skipped)\n");
     return CLI_EXIT_INTERNAL;
   }
-  for (int ki = 0; ki < 2; ki++) {
-    uint64_t min = UINT64_MAX;
-    for (size_t i = 0; i < run->nresults; i++)
-      if ((int)run->results[i].kind == ki && run->results[i].plan &&
-          texmem_plan_total(run->results[i].plan) < min)
-        min = texmem_plan_total(run->results[i].plan);
-    for (size_t i = 0; i < run->nresults; i++)
-      if ((int)run->results[i].kind == ki && run->results[i].plan &&
-          texmem_plan_total(run->results[i].plan) == min)
-        run->results[i].smallest = true;
-  }
+  mark_smallest(run);
   return -1;
 }
 

@@ -9,8 +9,9 @@
 
 #include "texmem/plan.h"
 
-/* One row. The plan is owned by the result (freed with the run); it is
- * NULL when the strategy did not plan (outcome SKIPPED or FAILED under
+/* One row. The plan is owned by the result (freed with the run) unless
+ * shares_plan (it is then best's plan, owned by best's row); it is NULL
+ * when the strategy did not plan (outcome SKIPPED or FAILED under
  * --strategy all, as BEST reported it; reason says why). */
 typedef struct plan_result {
   texmem_plan_kind kind;
@@ -21,6 +22,7 @@ typedef struct plan_result {
   char reason[200];
   double time_us; /* wall time of texmem_plan_create */
   bool smallest;  /* smallest total of its kind (ties all marked) */
+  bool shares_plan; /* plan is best's (the strategy best chose, objects) */
 } plan_result;
 
 /* Everything the writers need. Records are borrowed from the loaded file. */
