@@ -259,33 +259,9 @@ static int write_records(const char *family, const char *dims_s, const char *n_s
   return 0;
 }
 
-int main(int argc, char **argv) {
-  size_t max_n = 100000;
-  double cap_ms = 5000.0;
-  int nfiles = 0;
-  const char **files = calloc((size_t)argc + 1, sizeof *files);
-  if (!files) return 1;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--write-records") && i + 4 < argc) {
-      free(files);
-      return write_records(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
-    } else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
-      max_n = (size_t)strtoull(argv[++i], NULL, 10);
-    } else if (!strcmp(argv[i], "--cap-ms") && i + 1 < argc) {
-      cap_ms = strtod(argv[++i], NULL);
-    } else if (!strcmp(argv[i], "--help")) {
-      usage(stdout);
-      free(files);
-      return 0;
-    } else if (argv[i][0] == '-') {
-      usage(stderr);
-      free(files);
-      return 2;
-    } else {
-      files[nfiles++] = argv[i];
-    }
-  }
-  /* objects natural, objects linear, offsets */
+/* Every (kind, layout, strategy) row: objects natural, objects linear,
+ * offsets; best last in each. */
+static void build_rows(void) {
   for (int k = 0; k < 3; k++) {
     texmem_plan_kind kind = k < 2 ? TEXMEM_PLAN_OBJECTS : TEXMEM_PLAN_OFFSETS;
     texmem_layout layout = k == 1 ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
@@ -294,129 +270,133 @@ int main(int argc, char **argv) {
       if (texmem_strategy_supports(st, kind)) rows[nrows++] = (row){kind, layout, st};
     }
   }
+}
 
-  printf("# bench_plan\n\nCell: median planning time over the runs (7 for n <= 1000, 5 for "
-         "10 000, 3 above; fewer when a run is slow), then total / positional_max for objects, "
-         "total / max_live for offsets. \"skipped\": a single run took over %.0f ms (larger "
-         "sizes are then not tried); \"n/a\": the strategy returned UNSUPPORTED.\n",
-         cap_ms);
-
+/* What the generated inputs leave for the summary tables. */
+typedef struct summary {
+  size_t max_n;
+  double cap_ms;
   /* Peak RSS per generated input and size: max over strategies. */
   long rss[GEN_COUNT_][2][NSIZES];
-  memset(rss, 0, sizeof rss);
-  /* Targets: each greedy objects strategy at 10 000 (worst input),
-   * min_cost_flow at 300 (the model files). */
+  /* Targets: each greedy objects strategy at 10 000 (worst input). */
   double greedy10k[TEXMEM_STRATEGY_COUNT_][2];
-  memset(greedy10k, 0, sizeof greedy10k);
-  measure *res = calloc(nrows * NSIZES, sizeof *res);
-  if (!res) return 1;
-  for (int g = 0; g < GEN_COUNT_; g++) {
-    for (unsigned dims = 1; dims <= 2; dims++) {
-      for (size_t r = 0; r < nrows; r++) {
-        if (dims == 1 && rows[r].layout == TEXMEM_LAYOUT_LINEAR) continue;
-        outcome stop = OUT_OK; /* else what the larger sizes get without running */
-        for (int si = 0; si < NSIZES; si++) {
-          measure *m = &res[r * NSIZES + (size_t)si];
-          if (sizes[si] > max_n || stop != OUT_OK) {
-            memset(m, 0, sizeof *m);
-            m->out = stop != OUT_OK ? stop : OUT_NOT_RUN;
-            continue;
-          }
-          input in = {NULL, (gen_kind)g, dims, sizes[si]};
-          measure_one(&in, rows[r], cap_ms, m);
-          if (m->out == OUT_SKIPPED || m->out == OUT_NA) stop = m->out;
-          if (m->out == OUT_ERROR)
-            fprintf(stderr, "bench_plan: %s %uD n=%zu %s %s %s: %s\n", gen_name((gen_kind)g),
-                    dims, sizes[si], kind_name(rows[r].kind), layout_name(rows[r].layout),
-                    texmem_strategy_name(rows[r].strategy), m->msg);
-          if (m->maxrss_kb > rss[g][dims - 1][si]) rss[g][dims - 1][si] = m->maxrss_kb;
-          if (sizes[si] == 10000 && m->out == OUT_OK && rows[r].kind == TEXMEM_PLAN_OBJECTS &&
-              rows[r].layout == TEXMEM_LAYOUT_NATURAL &&
-              m->median_ms > greedy10k[rows[r].strategy][dims - 1])
-            greedy10k[rows[r].strategy][dims - 1] = m->median_ms;
-        }
-      }
-      printf("\n## %s, %u-D (%s)\n\n| kind | layout | strategy |", gen_name((gen_kind)g), dims,
-             dims == 1 ? "bytes" : "texels");
-      for (int si = 0; si < NSIZES; si++)
-        if (sizes[si] <= max_n) printf(" n = %zu |", sizes[si]);
-      printf("\n|---|---|---|");
-      for (int si = 0; si < NSIZES; si++)
-        if (sizes[si] <= max_n) printf("---:|");
-      printf("\n");
-      for (size_t r = 0; r < nrows; r++) {
-        if (dims == 1 && rows[r].layout == TEXMEM_LAYOUT_LINEAR) continue;
-        printf("| %s | %s | %s |", kind_name(rows[r].kind), layout_name(rows[r].layout),
-               texmem_strategy_name(rows[r].strategy));
-        for (int si = 0; si < NSIZES; si++) {
-          if (sizes[si] > max_n) continue;
-          char buf[96];
-          cell(buf, sizeof buf, &res[r * NSIZES + (size_t)si], rows[r].kind, false);
-          printf(" %s |", buf);
-        }
-        printf("\n");
-      }
-      fflush(stdout);
-    }
-  }
+} summary;
 
-  printf("\n## Peak RSS (MiB, max over strategies; includes the generated records, 40 bytes "
-         "each)\n\n| input |");
+/* The sizes' header cells of a table ("| n = 100 | ..." and its rule). */
+static void size_columns(size_t max_n, const char *rule_start) {
   for (int si = 0; si < NSIZES; si++)
     if (sizes[si] <= max_n) printf(" n = %zu |", sizes[si]);
-  printf("\n|---|");
+  printf("\n%s", rule_start);
   for (int si = 0; si < NSIZES; si++)
     if (sizes[si] <= max_n) printf("---:|");
   printf("\n");
+}
+
+/* Row r on generator g at every size up to max_n, into res[0..NSIZES); a
+ * size that is skipped or n/a stops the larger ones. */
+static void measure_sizes(gen_kind g, unsigned dims, size_t r, summary *sm, measure *res) {
+  outcome stop = OUT_OK; /* else what the larger sizes get without running */
+  for (int si = 0; si < NSIZES; si++) {
+    measure *m = &res[si];
+    if (sizes[si] > sm->max_n || stop != OUT_OK) {
+      memset(m, 0, sizeof *m);
+      m->out = stop != OUT_OK ? stop : OUT_NOT_RUN;
+      continue;
+    }
+    input in = {NULL, g, dims, sizes[si]};
+    measure_one(&in, rows[r], sm->cap_ms, m);
+    if (m->out == OUT_SKIPPED || m->out == OUT_NA) stop = m->out;
+    if (m->out == OUT_ERROR)
+      fprintf(stderr, "bench_plan: %s %uD n=%zu %s %s %s: %s\n", gen_name(g), dims, sizes[si],
+              kind_name(rows[r].kind), layout_name(rows[r].layout),
+              texmem_strategy_name(rows[r].strategy), m->msg);
+    if (m->maxrss_kb > sm->rss[g][dims - 1][si]) sm->rss[g][dims - 1][si] = m->maxrss_kb;
+    if (sizes[si] == 10000 && m->out == OUT_OK && rows[r].kind == TEXMEM_PLAN_OBJECTS &&
+        rows[r].layout == TEXMEM_LAYOUT_NATURAL &&
+        m->median_ms > sm->greedy10k[rows[r].strategy][dims - 1])
+      sm->greedy10k[rows[r].strategy][dims - 1] = m->median_ms;
+  }
+}
+
+/* One generator and dims: every row at every size, as a table. */
+static void bench_generated(gen_kind g, unsigned dims, summary *sm, measure *res) {
+  for (size_t r = 0; r < nrows; r++)
+    if (!(dims == 1 && rows[r].layout == TEXMEM_LAYOUT_LINEAR))
+      measure_sizes(g, dims, r, sm, &res[r * NSIZES]);
+  printf("\n## %s, %u-D (%s)\n\n| kind | layout | strategy |", gen_name(g), dims,
+         dims == 1 ? "bytes" : "texels");
+  size_columns(sm->max_n, "|---|---|---|");
+  for (size_t r = 0; r < nrows; r++) {
+    if (dims == 1 && rows[r].layout == TEXMEM_LAYOUT_LINEAR) continue;
+    printf("| %s | %s | %s |", kind_name(rows[r].kind), layout_name(rows[r].layout),
+           texmem_strategy_name(rows[r].strategy));
+    for (int si = 0; si < NSIZES; si++) {
+      if (sizes[si] > sm->max_n) continue;
+      char buf[96];
+      cell(buf, sizeof buf, &res[r * NSIZES + (size_t)si], rows[r].kind, false);
+      printf(" %s |", buf);
+    }
+    printf("\n");
+  }
+  fflush(stdout);
+}
+
+static void print_rss(const summary *sm) {
+  printf("\n## Peak RSS (MiB, max over strategies; includes the generated records, 40 bytes "
+         "each)\n\n| input |");
+  size_columns(sm->max_n, "|---|");
   for (int g = 0; g < GEN_COUNT_; g++)
     for (unsigned dims = 1; dims <= 2; dims++) {
       printf("| %s %u-D |", gen_name((gen_kind)g), dims);
       for (int si = 0; si < NSIZES; si++)
-        if (sizes[si] <= max_n) printf(" %.1f |", (double)rss[g][dims - 1][si] / 1024.0);
+        if (sizes[si] <= sm->max_n) printf(" %.1f |", (double)sm->rss[g][dims - 1][si] / 1024.0);
       printf("\n");
     }
+}
 
-  double mcf_max = 0.0;
-  for (int fi = 0; fi < nfiles; fi++) {
-    unsigned fdims = 0;
-    {
-      texmem_records *probe = NULL;
-      if (texmem_records_load(files[fi], &probe, NULL) == TEXMEM_STATUS_OK)
-        fdims = texmem_records_dims(probe);
-      texmem_records_destroy(probe);
-    }
-    printf("\n## %s\n\n| kind | layout | strategy | median ms | runs | total | /positional_max "
-           "| /max_live | chosen | RSS MiB |\n|---|---|---|---:|---:|---:|---:|---:|---|---:|\n",
-           files[fi]);
-    for (size_t r = 0; r < nrows; r++) {
-      if (fdims < 2 && rows[r].layout == TEXMEM_LAYOUT_LINEAR) continue;
-      input in = {files[fi], GEN_CHAINS, 0, 0};
-      measure m;
-      measure_one(&in, rows[r], cap_ms, &m);
-      if (m.out == OUT_ERROR)
-        fprintf(stderr, "bench_plan: %s %s %s %s: %s\n", files[fi], kind_name(rows[r].kind),
-                layout_name(rows[r].layout), texmem_strategy_name(rows[r].strategy), m.msg);
-      if (m.out == OUT_OK && rows[r].strategy == TEXMEM_STRATEGY_MIN_COST_FLOW &&
-          rows[r].layout == TEXMEM_LAYOUT_NATURAL && m.median_ms > mcf_max)
-        mcf_max = m.median_ms;
-      char buf[128];
-      cell(buf, sizeof buf, &m, rows[r].kind, true);
-      printf("| %s | %s | %s | %s | %s | %.1f |\n", kind_name(rows[r].kind),
-             layout_name(rows[r].layout), texmem_strategy_name(rows[r].strategy), buf,
-             m.out == OUT_OK && rows[r].strategy == TEXMEM_STRATEGY_BEST ? m.chosen : "",
-             (double)m.maxrss_kb / 1024.0);
-    }
-    fflush(stdout);
+/* Every row on one records file, as a table; returns min_cost_flow's
+ * median time on it (0 when not measured). */
+static double bench_file(const char *file, double cap_ms) {
+  unsigned fdims = 0;
+  texmem_records *probe = NULL;
+  if (texmem_records_load(file, &probe, NULL) == TEXMEM_STATUS_OK) fdims = texmem_records_dims(probe);
+  texmem_records_destroy(probe);
+  printf("\n## %s\n\n| kind | layout | strategy | median ms | runs | total | /positional_max "
+         "| /max_live | chosen | RSS MiB |\n|---|---|---|---:|---:|---:|---:|---:|---|---:|\n",
+         file);
+  double mcf = 0.0;
+  for (size_t r = 0; r < nrows; r++) {
+    if (fdims < 2 && rows[r].layout == TEXMEM_LAYOUT_LINEAR) continue;
+    input in = {file, GEN_CHAINS, 0, 0};
+    measure m;
+    measure_one(&in, rows[r], cap_ms, &m);
+    if (m.out == OUT_ERROR)
+      fprintf(stderr, "bench_plan: %s %s %s %s: %s\n", file, kind_name(rows[r].kind),
+              layout_name(rows[r].layout), texmem_strategy_name(rows[r].strategy), m.msg);
+    if (m.out == OUT_OK && rows[r].strategy == TEXMEM_STRATEGY_MIN_COST_FLOW &&
+        rows[r].layout == TEXMEM_LAYOUT_NATURAL && m.median_ms > mcf)
+      mcf = m.median_ms;
+    char buf[128];
+    cell(buf, sizeof buf, &m, rows[r].kind, true);
+    printf("| %s | %s | %s | %s | %s | %.1f |\n", kind_name(rows[r].kind),
+           layout_name(rows[r].layout), texmem_strategy_name(rows[r].strategy), buf,
+           m.out == OUT_OK && rows[r].strategy == TEXMEM_STRATEGY_BEST ? m.chosen : "",
+           (double)m.maxrss_kb / 1024.0);
   }
+  fflush(stdout);
+  return mcf;
+}
 
+/* The targets: greedy objects at 10 000 records, min_cost_flow at 300. */
+static void print_targets(const summary *sm, double mcf_max) {
   printf("\n## Targets (reported, not asserted)\n\n");
-  if (max_n >= 10000) {
+  if (sm->max_n >= 10000) {
     static const texmem_strategy greedy[] = {TEXMEM_STRATEGY_GREEDY_IN_ORDER,
                                              TEXMEM_STRATEGY_GREEDY_BY_BREADTH,
                                              TEXMEM_STRATEGY_GREEDY_BY_SIZE};
     for (size_t i = 0; i < 3; i++)
       for (unsigned dims = 1; dims <= 2; dims++) {
-        double t = greedy10k[greedy[i]][dims - 1];
+        double t = sm->greedy10k[greedy[i]][dims - 1];
         printf("- objects %s, 10 000 records %u-D, slowest generator: ",
                texmem_strategy_name(greedy[i]), dims);
         if (t > 0) printf("%.2f ms (target < 50 ms: %s)\n", t, t < 50.0 ? "met" : "MISSED");
@@ -430,7 +410,7 @@ int main(int argc, char **argv) {
       input in = {NULL, (gen_kind)g, dims, 300};
       measure m;
       row mcf = {TEXMEM_PLAN_OBJECTS, TEXMEM_LAYOUT_NATURAL, TEXMEM_STRATEGY_MIN_COST_FLOW};
-      measure_one(&in, mcf, cap_ms, &m);
+      measure_one(&in, mcf, sm->cap_ms, &m);
       printf("- objects min_cost_flow, 300 records %s %u-D: ", gen_name((gen_kind)g), dims);
       if (m.out == OUT_OK)
         printf("%.2f ms, %.3f of positional_max (target < 10 ms: %s)\n", m.median_ms,
@@ -439,6 +419,50 @@ int main(int argc, char **argv) {
       else
         printf("%s\n", m.out == OUT_NA ? "n/a" : m.out == OUT_SKIPPED ? "skipped" : "error");
     }
+}
+
+int main(int argc, char **argv) {
+  static summary sm = {.max_n = 100000, .cap_ms = 5000.0};
+  int nfiles = 0;
+  const char **files = calloc((size_t)argc + 1, sizeof *files);
+  if (!files) return 1;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--write-records") && i + 4 < argc) {
+      free(files);
+      return write_records(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]);
+    } else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
+      sm.max_n = (size_t)strtoull(argv[++i], NULL, 10);
+    } else if (!strcmp(argv[i], "--cap-ms") && i + 1 < argc) {
+      sm.cap_ms = strtod(argv[++i], NULL);
+    } else if (!strcmp(argv[i], "--help") || argv[i][0] == '-') {
+      bool help = !strcmp(argv[i], "--help");
+      usage(help ? stdout : stderr);
+      free(files);
+      return help ? 0 : 2;
+    } else {
+      files[nfiles++] = argv[i];
+    }
+  }
+  build_rows();
+  printf("# bench_plan\n\nCell: median planning time over the runs (7 for n <= 1000, 5 for "
+         "10 000, 3 above; fewer when a run is slow), then total / positional_max for objects, "
+         "total / max_live for offsets. \"skipped\": a single run took over %.0f ms (larger "
+         "sizes are then not tried); \"n/a\": the strategy returned UNSUPPORTED.\n",
+         sm.cap_ms);
+  measure *res = calloc(nrows * NSIZES, sizeof *res);
+  if (!res) {
+    free(files);
+    return 1;
+  }
+  for (int g = 0; g < GEN_COUNT_; g++)
+    for (unsigned dims = 1; dims <= 2; dims++) bench_generated((gen_kind)g, dims, &sm, res);
+  print_rss(&sm);
+  double mcf_max = 0.0;
+  for (int fi = 0; fi < nfiles; fi++) {
+    double t = bench_file(files[fi], sm.cap_ms);
+    if (t > mcf_max) mcf_max = t;
+  }
+  print_targets(&sm, mcf_max);
   free(res);
   free(files);
   return 0;

@@ -122,134 +122,181 @@ static size_t choose(const texmem__problem *pb, const object *obj, cand_e *cand,
   return best;
 }
 
-texmem_status texmem__objects_greedy_by_breadth(const texmem__problem *pb, size_t *object_of,
-                                                size_t *n_objects, texmem_error *err) {
-  size_t n = pb->n, m = n ? n : 1;
-  uint32_t nt = pb->ntasks;
-  *n_objects = 0;
-  if (n == 0) return TEXMEM_STATUS_OK;
+/* The run's state: tasks by breadth, tensors by size, the segment tree of
+ * unassigned tensors over tasks, the objects and their candidate list. */
+typedef struct breadth {
+  const texmem__problem *pb;
+  size_t P;             /* leaves of the tree: a power of two >= ntasks */
+  task_b *tasks;        /* by breadth, largest first */
+  size_idx *rank;       /* tensors by size, largest first */
+  size_t *node_start, *node_len, *entries; /* node v: entries[start .. start + len) */
+  size_t *gathered;     /* this task's unassigned tensors (ranks) */
+  bool *assigned;
+  object *obj;
+  size_t k;             /* objects made */
+  cand_e *cand;         /* objects not used at this task */
+  size_t *pos;          /* index of each object in cand */
+  size_t nc;
+} breadth;
 
-  size_t P = 1;
-  while (P < nt) P *= 2;
-  uint64_t *diff = calloc((size_t)nt + 1, sizeof *diff);
-  task_b *tasks = malloc((size_t)nt * sizeof *tasks);
-  size_idx *rank = malloc(m * sizeof *rank);
-  size_t *node_start = calloc(2 * P + 1, sizeof *node_start);
-  size_t *node_len = calloc(2 * P, sizeof *node_len);
-  size_t *entries = NULL;
-  size_t *gathered = malloc(m * sizeof *gathered);
-  bool *assigned = calloc(m, sizeof *assigned);
-  object *obj = calloc(m, sizeof *obj);
-  cand_e *cand = malloc(m * sizeof *cand); /* objects not used at this task */
-  size_t *pos = malloc(m * sizeof *pos);   /* index of each object in cand */
-  size_t k = 0, nc = 0;
-  texmem_status st = TEXMEM_STATUS_OK;
-  if (!diff || !tasks || !rank || !node_start || !node_len || !gathered || !assigned || !obj || !cand || !pos)
-    goto oom;
+static void breadth_free(breadth *B) {
+  if (B->obj)
+    for (size_t o = 0; o < B->k; o++) texmem__mset_free(&B->obj[o].mem);
+  free(B->obj);
+  free(B->cand);
+  free(B->pos);
+  free(B->tasks);
+  free(B->rank);
+  free(B->node_start);
+  free(B->node_len);
+  free(B->entries);
+  free(B->gathered);
+  free(B->assigned);
+}
 
-  /* Breadth per task; sums fit in 64 bits (problem invariant). */
-  for (size_t i = 0; i < n; i++) {
+static bool breadth_alloc(breadth *B, const texmem__problem *pb) {
+  size_t m = pb->n ? pb->n : 1;
+  B->pb = pb;
+  B->P = 1;
+  while (B->P < pb->ntasks) B->P *= 2;
+  B->tasks = malloc((size_t)pb->ntasks * sizeof *B->tasks);
+  B->rank = malloc(m * sizeof *B->rank);
+  B->node_start = calloc(2 * B->P + 1, sizeof *B->node_start);
+  B->node_len = calloc(2 * B->P, sizeof *B->node_len);
+  B->gathered = malloc(m * sizeof *B->gathered);
+  B->assigned = calloc(m, sizeof *B->assigned);
+  B->obj = calloc(m, sizeof *B->obj);
+  B->cand = malloc(m * sizeof *B->cand);
+  B->pos = malloc(m * sizeof *B->pos);
+  return B->tasks && B->rank && B->node_start && B->node_len && B->gathered && B->assigned &&
+         B->obj && B->cand && B->pos;
+}
+
+/* Tasks by breadth, largest first; sums fit in 64 bits (problem invariant). */
+static bool order_tasks(breadth *B) {
+  const texmem__problem *pb = B->pb;
+  uint64_t *diff = calloc((size_t)pb->ntasks + 1, sizeof *diff);
+  if (!diff) return false;
+  for (size_t i = 0; i < pb->n; i++) {
     diff[pb->first[i]] += pb->size[i];
     diff[pb->last[i] + 1] -= pb->size[i];
   }
   uint64_t live = 0;
-  for (uint32_t t = 0; t < nt; t++) {
+  for (uint32_t t = 0; t < pb->ntasks; t++) {
     live += diff[t];
-    tasks[t] = (task_b){live, t};
+    B->tasks[t] = (task_b){live, t};
   }
-  qsort(tasks, nt, sizeof *tasks, cmp_task_b);
+  free(diff);
+  qsort(B->tasks, pb->ntasks, sizeof *B->tasks, cmp_task_b);
+  return true;
+}
 
-  /* Tensors by size, largest first; the tree's node lists keep that order. */
-  for (size_t i = 0; i < n; i++) rank[i] = (size_idx){pb->size[i], i};
-  qsort(rank, n, sizeof *rank, cmp_size_desc);
+/* Tensors by size, largest first, into the tree: each in the O(log T)
+ * nodes covering its lifetime, the nodes' lists in size order (a counting
+ * pass, then a filling pass). */
+static bool build_tree(breadth *B) {
+  const texmem__problem *pb = B->pb;
+  size_t n = pb->n, P = B->P;
+  for (size_t i = 0; i < n; i++) B->rank[i] = (size_idx){pb->size[i], i};
+  qsort(B->rank, n, sizeof *B->rank, cmp_size_desc);
   for (int pass = 0; pass < 2; pass++) {
     for (size_t r = 0; r < n; r++) {
-      size_t i = rank[r].i;
+      size_t i = B->rank[r].i;
       for (size_t l = pb->first[i] + P, h = (size_t)pb->last[i] + 1 + P; l < h; l >>= 1, h >>= 1) {
         if (l & 1) {
-          if (pass == 0) node_len[l]++; else entries[node_start[l] + node_len[l]++] = r;
+          if (pass == 0) B->node_len[l]++;
+          else B->entries[B->node_start[l] + B->node_len[l]++] = r;
           l++;
         }
         if (h & 1) {
           --h;
-          if (pass == 0) node_len[h]++; else entries[node_start[h] + node_len[h]++] = r;
+          if (pass == 0) B->node_len[h]++;
+          else B->entries[B->node_start[h] + B->node_len[h]++] = r;
         }
       }
     }
-    if (pass == 0) {
-      size_t total = 0;
-      for (size_t v = 0; v < 2 * P; v++) {
-        node_start[v] = total;
-        total += node_len[v];
-        node_len[v] = 0;
-      }
-      node_start[2 * P] = total;
-      if (!(entries = malloc((total ? total : 1) * sizeof *entries))) goto oom;
+    if (pass == 1) break;
+    size_t total = 0;
+    for (size_t v = 0; v < 2 * P; v++) {
+      B->node_start[v] = total;
+      total += B->node_len[v];
+      B->node_len[v] = 0;
     }
+    B->node_start[2 * P] = total;
+    if (!(B->entries = malloc((total ? total : 1) * sizeof *B->entries))) return false;
   }
+  return true;
+}
 
-  for (uint32_t ti = 0; ti < nt; ti++) {
-    /* Unassigned tensors live at this task: those in the nodes on its leaf's
-     * path. All of them get assigned now, so each node is emptied. */
-    size_t ng = 0;
-    for (size_t v = tasks[ti].task + P; v >= 1; v >>= 1) {
-      for (size_t q = 0; q < node_len[v]; q++) {
-        size_t r = entries[node_start[v] + q];
-        if (!assigned[rank[r].i]) gathered[ng++] = r;
-      }
-      node_len[v] = 0;
+/* Unassigned tensors live at task: those in the nodes on its leaf's path,
+ * back in size order. All of them get assigned now, so each node is
+ * emptied. Returns how many. */
+static size_t gather(breadth *B, uint32_t task) {
+  size_t ng = 0;
+  for (size_t v = task + B->P; v >= 1; v >>= 1) {
+    for (size_t q = 0; q < B->node_len[v]; q++) {
+      size_t r = B->entries[B->node_start[v] + q];
+      if (!B->assigned[B->rank[r].i]) B->gathered[ng++] = r;
     }
-    if (ng == 0) continue;
-    qsort(gathered, ng, sizeof *gathered, cmp_size_t); /* back to size order */
-    /* An object taken at this task, or busy at it, conflicts with every
-     * other tensor live here: it leaves the candidates until the task is
-     * done. */
-    size_t nc_task = nc, k_task = k;
-    for (size_t g = 0; g < ng; g++) {
-      size_t i = rank[gathered[g]].i;
-      size_t o = choose(pb, obj, cand, pos, &nc, i, tasks[ti].task);
-      if (o == SIZE_MAX) {
-        o = k++;
-        memcpy(obj[o].d, pb->dims[i], sizeof obj[o].d);
-      } else {
-        for (int d = 0; d < 3; d++) obj[o].d[d] = texmem__max_u64(obj[o].d[d], pb->dims[i][d]);
-        drop(cand, pos, &nc, pos[o]);
-      }
-      obj[o].vol = texmem__vol_sat(obj[o].d);
-      if (o < k_task) {
-        memcpy(cand[pos[o]].d, obj[o].d, sizeof obj[o].d);
-        cand[pos[o]].vol = obj[o].vol;
-      }
-      if (!texmem__mset_insert(&obj[o].mem, pb->first, pb->last, i)) goto oom;
-      object_of[i] = o;
-      assigned[i] = true;
-    }
-    /* Back in: the dropped ones (at the tail), then this task's new objects. */
-    nc = nc_task;
-    for (size_t o = k_task; o < k; o++) {
-      memcpy(cand[nc].d, obj[o].d, sizeof obj[o].d);
-      cand[nc].vol = obj[o].vol;
-      cand[nc].o = o;
-      pos[o] = nc++;
-    }
+    B->node_len[v] = 0;
   }
-  *n_objects = k;
-  goto done;
-oom:
-  st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "greedy_by_breadth: out of memory for %zu tensors", n);
-done:
-  if (obj)
-    for (size_t o = 0; o < k; o++) texmem__mset_free(&obj[o].mem);
-  free(obj);
-  free(cand);
-  free(pos);
-  free(diff);
-  free(tasks);
-  free(rank);
-  free(node_start);
-  free(node_len);
-  free(entries);
-  free(gathered);
-  free(assigned);
-  return st;
+  qsort(B->gathered, ng, sizeof *B->gathered, cmp_size_t);
+  return ng;
+}
+
+/* Assigns the tensors gathered at task. An object taken at this task, or
+ * busy at it, conflicts with every other tensor live here: it leaves the
+ * candidates until the task is done. */
+static bool assign_task(breadth *B, size_t ng, uint32_t task, size_t *object_of) {
+  const texmem__problem *pb = B->pb;
+  size_t nc_task = B->nc, k_task = B->k;
+  for (size_t g = 0; g < ng; g++) {
+    size_t i = B->rank[B->gathered[g]].i;
+    size_t o = choose(pb, B->obj, B->cand, B->pos, &B->nc, i, task);
+    object *ob;
+    if (o == SIZE_MAX) {
+      o = B->k++;
+      ob = &B->obj[o];
+      memcpy(ob->d, pb->dims[i], sizeof ob->d);
+    } else {
+      ob = &B->obj[o];
+      for (int d = 0; d < 3; d++) ob->d[d] = texmem__max_u64(ob->d[d], pb->dims[i][d]);
+      drop(B->cand, B->pos, &B->nc, B->pos[o]);
+    }
+    ob->vol = texmem__vol_sat(ob->d);
+    if (o < k_task) {
+      memcpy(B->cand[B->pos[o]].d, ob->d, sizeof ob->d);
+      B->cand[B->pos[o]].vol = ob->vol;
+    }
+    if (!texmem__mset_insert(&ob->mem, pb->first, pb->last, i)) return false;
+    object_of[i] = o;
+    B->assigned[i] = true;
+  }
+  /* Back in: the dropped ones (at the tail), then this task's new objects. */
+  B->nc = nc_task;
+  for (size_t o = k_task; o < B->k; o++) {
+    memcpy(B->cand[B->nc].d, B->obj[o].d, sizeof B->obj[o].d);
+    B->cand[B->nc].vol = B->obj[o].vol;
+    B->cand[B->nc].o = o;
+    B->pos[o] = B->nc++;
+  }
+  return true;
+}
+
+texmem_status texmem__objects_greedy_by_breadth(const texmem__problem *pb, size_t *object_of,
+                                                size_t *n_objects, texmem_error *err) {
+  *n_objects = 0;
+  if (pb->n == 0) return TEXMEM_STATUS_OK;
+  breadth B;
+  memset(&B, 0, sizeof B);
+  bool ok = breadth_alloc(&B, pb) && order_tasks(&B) && build_tree(&B);
+  for (uint32_t ti = 0; ti < pb->ntasks && ok; ti++) {
+    size_t ng = gather(&B, B.tasks[ti].task);
+    if (ng) ok = assign_task(&B, ng, B.tasks[ti].task, object_of);
+  }
+  if (ok) *n_objects = B.k;
+  breadth_free(&B);
+  if (ok) return TEXMEM_STATUS_OK;
+  return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY,
+                      "greedy_by_breadth: out of memory for %zu tensors", pb->n);
 }

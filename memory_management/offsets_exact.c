@@ -734,144 +734,127 @@ static uint64_t first_limit(uint32_t m) {
   return texmem__max_u64(1000, (MAX_GROUPS + 1) * tree);
 }
 
-texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
-                                    bool *optimal, uint64_t *bound, texmem_error *err) {
-  struct timespec t0;
-  clockid_t clock = pb->exact_time_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
-  clock_gettime(clock, &t0);
-  size_t n = pb->n;
-  texmem_status st = seed(pb, offset, err);
-  if (st) return st;
-  uint64_t best_total = texmem__offsets_total_sat(pb, offset);
+static texmem_status no_memory(texmem_error *err) {
+  return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+}
 
-  /* Lower bound: at any task, the live tensors' aligned extents are
-   * disjoint and all but the topmost lie below it. */
+/* What the setup learns of the problem before the search. */
+typedef struct setup {
+  uint64_t lb;        /* lower bound on the arena */
+  uint64_t maxslack;  /* largest alignment slack of a tensor */
+  uint64_t fixed_top; /* highest end of a fixed tensor */
+  size_t m, nfixed;   /* tensors to search (non-empty, not fixed); fixed ones */
+  uint64_t *da;       /* difference array of the aligned sizes by task (nt + 1) */
+} setup;
+
+/* Lower bound: at any task, the live tensors' aligned extents are disjoint
+ * and all but the topmost lie below it; and bound0, and the fixed tensors'
+ * top. */
+static texmem_status lower_bound(const texmem__problem *pb, uint64_t bound0, setup *su,
+                                 texmem_error *err) {
   uint32_t nt = pb->ntasks;
-  uint64_t *dr = calloc((size_t)nt + 1, sizeof *dr), *da = calloc((size_t)nt + 1, sizeof *da);
-  if (!dr || !da) {
+  memset(su, 0, sizeof *su);
+  uint64_t *dr = calloc((size_t)nt + 1, sizeof *dr);
+  su->da = calloc((size_t)nt + 1, sizeof *su->da);
+  if (!dr || !su->da) {
     free(dr);
-    free(da);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+    free(su->da);
+    su->da = NULL;
+    return no_memory(err);
   }
-  uint64_t maxslack = 0, lb = 0;
-  size_t m = 0;
-  uint64_t fixed_top = 0;
-  size_t nfixed = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < pb->n; i++) {
     uint64_t a = texmem__align_up(pb->size[i], pb->alignment);
     if (!a) continue;
     if (texmem__is_fixed(pb, i)) {
-      fixed_top = texmem__max_u64(fixed_top, pb->fixed[i] + pb->size[i]);
-      nfixed++;
+      su->fixed_top = texmem__max_u64(su->fixed_top, pb->fixed[i] + pb->size[i]);
+      su->nfixed++;
     } else {
-      m++;
+      su->m++;
     }
-    maxslack = texmem__max_u64(maxslack, a - pb->size[i]);
-    lb = texmem__max_u64(lb, pb->size[i]);
+    su->maxslack = texmem__max_u64(su->maxslack, a - pb->size[i]);
+    su->lb = texmem__max_u64(su->lb, pb->size[i]);
     dr[pb->first[i]] += pb->size[i];
     dr[pb->last[i] + 1] -= pb->size[i];
-    da[pb->first[i]] += a;
-    da[pb->last[i] + 1] -= a;
+    su->da[pb->first[i]] += a;
+    su->da[pb->last[i] + 1] -= a;
   }
   uint64_t rr = 0, ra = 0, maxa = 0;
   for (uint32_t t = 0; t < nt; t++) {
     rr += dr[t];
-    ra += da[t];
-    lb = texmem__max_u64(lb, rr);
+    ra += su->da[t];
+    su->lb = texmem__max_u64(su->lb, rr);
     maxa = texmem__max_u64(maxa, ra);
   }
   free(dr);
-  lb = texmem__max_u64(lb, maxa - maxslack);
-  lb = texmem__max_u64(lb, *bound);
-  lb = texmem__max_u64(lb, fixed_top);
-  uint64_t target = pb->budget; /* 0: optimise */
-  if (lb >= best_total || m == 0 || (target && (best_total <= target || lb > target))) {
-    free(da);
-    *optimal = lb >= best_total || m == 0;
-    *bound = *optimal ? best_total : lb;
-    return TEXMEM_STATUS_OK;
-  }
+  su->lb = texmem__max_u64(su->lb, maxa - su->maxslack);
+  su->lb = texmem__max_u64(su->lb, bound0);
+  su->lb = texmem__max_u64(su->lb, su->fixed_top);
+  return TEXMEM_STATUS_OK;
+}
 
-  search S;
-  memset(&S, 0, sizeof S);
-  S.m = (uint32_t)m;
-  S.nt = nt;
-  S.maxslack = maxslack;
-  S.node_budget = pb->exact_node_budget;
-  S.time_budget_ms = pb->exact_time_budget_ms;
-  S.t0 = t0;
-  S.clock = clock;
-  S.first = malloc(m * sizeof *S.first);
-  S.last = malloc(m * sizeof *S.last);
-  S.a = malloc(m * sizeof *S.a);
-  S.s = malloc(m * sizeof *S.s);
-  S.orig = malloc(m * sizeof *S.orig);
-  S.twin = malloc(m * sizeof *S.twin);
-  bool ranks_ok = true;
-  for (int p = 0; p < NPRE; p++) ranks_ok = (S.ranks[p] = malloc(m * sizeof *S.ranks[p])) && ranks_ok;
-  S.caprs = 4 * (size_t)m + 64;
-  S.rank = malloc(m * sizeof *S.rank);
-  S.rstack = malloc(S.caprs * sizeof *S.rstack);
-  S.pk = malloc(m * sizeof *S.pk);
-  ranks_ok = ranks_ok && S.rank && S.rstack && S.pk;
-  S.span = pb->span;
-  S.minoff = malloc(m * sizeof *S.minoff);
-  S.off = malloc(m * sizeof *S.off);
-  S.lowmin = malloc(((size_t)nt + 1) * sizeof *S.lowmin);
-  S.total = malloc(((size_t)nt + 1) * sizeof *S.total);
-  S.total0 = malloc(((size_t)nt + 1) * sizeof *S.total0);
-  S.scratch = malloc(((size_t)nt + 1) * sizeof *S.scratch);
-  S.fr = malloc((m + 2 * MAX_NEST + 2) * sizeof *S.fr);
-  pre_key *pre = malloc(m * sizeof *pre);
-  by_first *bf = malloc(m * sizeof *bf);
-  uint32_t leaves = 1;
+/* The search's arrays for m tensors over nt tasks; false without memory
+ * (search_free frees what was allocated). */
+static bool search_alloc(search *S, size_t m, uint32_t nt) {
+  bool ok = true;
+  for (int p = 0; p < NPRE; p++) ok = (S->ranks[p] = malloc(m * sizeof *S->ranks[p])) && ok;
+  S->caprs = 4 * m + 64;
+  S->first = malloc(m * sizeof *S->first);
+  S->last = malloc(m * sizeof *S->last);
+  S->a = malloc(m * sizeof *S->a);
+  S->s = malloc(m * sizeof *S->s);
+  S->orig = malloc(m * sizeof *S->orig);
+  S->twin = malloc(m * sizeof *S->twin);
+  S->rank = malloc(m * sizeof *S->rank);
+  S->rstack = malloc(S->caprs * sizeof *S->rstack);
+  S->pk = malloc(m * sizeof *S->pk);
+  S->minoff = malloc(m * sizeof *S->minoff);
+  S->off = malloc(m * sizeof *S->off);
+  S->lowmin = malloc(((size_t)nt + 1) * sizeof *S->lowmin);
+  S->total = malloc(((size_t)nt + 1) * sizeof *S->total);
+  S->total0 = calloc((size_t)nt + 1, sizeof *S->total0);
+  S->scratch = malloc(((size_t)nt + 1) * sizeof *S->scratch);
+  S->fr = malloc((m + 2 * MAX_NEST + 2) * sizeof *S->fr);
+  S->base = calloc(m, sizeof *S->base);
+  return ok && S->first && S->last && S->a && S->s && S->orig && S->twin && S->rank &&
+         S->rstack && S->pk && S->minoff && S->off && S->lowmin && S->total && S->total0 &&
+         S->scratch && S->fr && S->base;
+}
+
+/* The searched tensors sorted by first task (twins side by side) into S,
+ * with each one's busiest task total (the largest aligned live total over
+ * its lifetime, from a max segment tree over da's prefix sums) in busiest;
+ * and the per-task total of the searched tensors in S->total0. */
+static bool order_tensors(search *S, const texmem__problem *pb, const uint64_t *da,
+                          uint64_t *busiest) {
+  uint32_t m = S->m, nt = S->nt, leaves = 1;
   while (leaves < nt) leaves *= 2;
+  by_first *bf = malloc(m * sizeof *bf);
   uint64_t *seg = calloc(2 * (size_t)leaves, sizeof *seg);
-  if (!S.first || !S.last || !S.a || !S.s || !S.orig || !S.twin || !ranks_ok || !S.minoff || !S.off ||
-      !S.lowmin || !S.total || !S.total0 || !S.scratch || !S.fr || !pre || !bf || !seg) {
-    free(da);
-    free(pre);
+  if (!bf || !seg) {
     free(bf);
     free(seg);
-    search_free(&S);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+    return false;
   }
-  ra = 0;
-  for (uint32_t t = 0; t < nt; t++) {
-    ra += da[t];
-    seg[leaves + t] = ra;
-  }
-  free(da);
-  /* Per-task unplaced size: the tensors searched (not the fixed ones). */
-  memset(S.total0, 0, ((size_t)nt + 1) * sizeof *S.total0);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t a = texmem__align_up(pb->size[i], pb->alignment);
-    if (!a || texmem__is_fixed(pb, i)) continue;
-    S.total0[pb->first[i]] += a;
-    S.total0[pb->last[i] + 1] -= a;
-  }
-  for (uint32_t t = 1; t < nt; t++) S.total0[t] += S.total0[t - 1];
+  uint64_t ra = 0;
+  for (uint32_t t = 0; t < nt; t++) seg[leaves + t] = ra += da[t];
   for (size_t v = leaves - 1; v >= 1; v--) seg[v] = texmem__max_u64(seg[2 * v], seg[2 * v + 1]);
   uint32_t j = 0;
-  for (size_t i = 0; i < n; i++)
-    if (texmem__align_up(pb->size[i], pb->alignment) && !texmem__is_fixed(pb, i))
-      bf[j++] = (by_first){pb->first[i], pb->last[i], (uint32_t)i};
-  qsort(bf, m, sizeof *bf, cmp_first);
-  uint64_t *busiest = malloc(m * sizeof *busiest);
-  if (!busiest) {
-    free(pre);
-    free(bf);
-    free(seg);
-    search_free(&S);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+  for (size_t i = 0; i < pb->n; i++) {
+    uint64_t a = texmem__align_up(pb->size[i], pb->alignment);
+    if (!a || texmem__is_fixed(pb, i)) continue;
+    S->total0[pb->first[i]] += a;
+    S->total0[pb->last[i] + 1] -= a;
+    bf[j++] = (by_first){pb->first[i], pb->last[i], (uint32_t)i};
   }
+  for (uint32_t t = 1; t < nt; t++) S->total0[t] += S->total0[t - 1];
+  qsort(bf, m, sizeof *bf, cmp_first);
   for (j = 0; j < m; j++) {
     uint32_t i = bf[j].i;
-    S.first[j] = bf[j].f;
-    S.last[j] = bf[j].l;
-    S.s[j] = pb->size[i];
-    S.a[j] = texmem__align_up(pb->size[i], pb->alignment);
-    S.orig[j] = i;
+    S->first[j] = bf[j].f;
+    S->last[j] = bf[j].l;
+    S->s[j] = pb->size[i];
+    S->a[j] = texmem__align_up(pb->size[i], pb->alignment);
+    S->orig[j] = i;
     uint64_t b = 0;
     for (size_t lo = leaves + bf[j].f, hi = leaves + bf[j].l + 1; lo < hi; lo /= 2, hi /= 2) {
       if (lo & 1) b = texmem__max_u64(b, seg[lo++]);
@@ -884,79 +867,116 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
   /* Twin cycles: the twins are side by side in the sorted order. */
   for (uint32_t g = 0; g < m;) {
     uint32_t e = g + 1;
-    while (e < m && S.first[e] == S.first[g] && S.last[e] == S.last[g]) e++;
-    for (j = g; j < e; j++) S.twin[j] = j + 1 < e ? j + 1 : g;
+    while (e < m && S->first[e] == S->first[g] && S->last[e] == S->last[g]) e++;
+    for (j = g; j < e; j++) S->twin[j] = j + 1 < e ? j + 1 : g;
     g = e;
   }
-  /* Preorders: the busiest task a tensor spans first (MiniMalloc's), then
-   * area, time or size; lengths in compressed task ranks, then the same
-   * three on lifetimes in the records' own units where they differ (a rank
-   * can stand for one time step or for thousands). Each set solves
-   * instances the other does not: MiniMalloc, which weighs real lengths,
-   * solves three public instances with TWA that it (and texmem's ranks)
-   * cannot in ranks, and ranks do better on the generated ones. */
-  S.npre = 0;
+  return true;
+}
+
+/* Preorders: the busiest task a tensor spans first (MiniMalloc's), then
+ * area, time or size; lengths in compressed task ranks, then the same
+ * three on lifetimes in the records' own units where they differ (a rank
+ * can stand for one time step or for thousands). Each set solves
+ * instances the other does not: MiniMalloc, which weighs real lengths,
+ * solves three public instances with TWA that it (and texmem's ranks)
+ * cannot in ranks, and ranks do better on the generated ones. */
+static bool preorders(search *S, const texmem__problem *pb, const uint64_t *busiest) {
+  uint32_t m = S->m;
+  pre_key *pre = malloc(m * sizeof *pre);
+  if (!pre) return false;
+  S->npre = 0;
   for (unsigned p = 0; p < NPRE; p++) {
     bool real = p >= 3;
     if (real && !pb->span) break;
-    for (j = 0; j < m; j++) {
-      uint64_t len = real ? pb->span[S.orig[j]] : (uint64_t)(S.last[j] - S.first[j]) + 1;
-      uint64_t area = texmem__mul_sat(S.a[j], len);
+    for (uint32_t j = 0; j < m; j++) {
+      uint64_t len = real ? pb->span[S->orig[j]] : (uint64_t)(S->last[j] - S->first[j]) + 1;
+      uint64_t area = texmem__mul_sat(S->a[j], len);
       pre[j] = pre_key_of(p, busiest[j], len, area, j);
     }
     qsort(pre, m, sizeof *pre, cmp_pre);
-    uint32_t *r = S.ranks[S.npre];
-    for (j = 0; j < m; j++) r[pre[j].id] = j;
+    uint32_t *r = S->ranks[S->npre];
+    for (uint32_t j = 0; j < m; j++) r[pre[j].id] = j;
     bool seen = false; /* an order already in the rotation adds nothing */
-    for (unsigned q = 0; q < S.npre && !seen; q++) seen = !memcmp(S.ranks[q], r, m * sizeof *r);
-    if (!seen) S.kind[S.npre++] = (unsigned char)p;
+    for (unsigned q = 0; q < S->npre && !seen; q++) seen = !memcmp(S->ranks[q], r, m * sizeof *r);
+    if (!seen) S->kind[S->npre++] = (unsigned char)p;
   }
-  free(busiest);
   free(pre);
-  S.align = pb->alignment;
-  S.base = calloc(m, sizeof *S.base);
-  if (!S.base) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
-  if (!st && nfixed) st = fixed_lists(&S, pb, nfixed, err);
+  return true;
+}
+
+/* The search state of pb's searched tensors (su from lower_bound; its da
+ * is consumed). */
+static texmem_status search_init(search *S, const texmem__problem *pb, setup *su,
+                                 texmem_error *err) {
+  uint32_t m = (uint32_t)su->m;
+  S->m = m;
+  S->nt = pb->ntasks;
+  S->maxslack = su->maxslack;
+  S->node_budget = pb->exact_node_budget;
+  S->time_budget_ms = pb->exact_time_budget_ms;
+  S->span = pb->span;
+  S->align = pb->alignment;
+  uint64_t *busiest = malloc(m * sizeof *busiest);
+  bool ok = busiest && search_alloc(S, m, S->nt) && order_tensors(S, pb, su->da, busiest) &&
+            preorders(S, pb, busiest);
+  free(busiest);
+  free(su->da);
+  su->da = NULL;
+  texmem_status st = ok ? TEXMEM_STATUS_OK : no_memory(err);
+  if (!st && su->nfixed) st = fixed_lists(S, pb, su->nfixed, err);
   if (st) {
-    search_free(&S);
+    search_free(S);
     return st;
   }
-  for (j = 0; j < m; j++) S.base[j] = clear_fixed(&S, j, 0);
+  for (uint32_t j = 0; j < m; j++) S->base[j] = clear_fixed(S, j, 0);
   /* The failed-state table is an aid: without memory the search runs
    * without it. */
-  S.tt = texmem__fail_table_new(m);
+  S->tt = texmem__fail_table_new(m);
+  return TEXMEM_STATUS_OK;
+}
 
-  /* Questions: "a plan of at most C?" for C at the lower bound, the
-   * midpoint and just under the best plan, each with every preorder under
-   * a node limit that doubles each round. */
-  uint64_t lo = lb, hi = best_total;
-  st = TEXMEM_STATUS_OK;
+/* The plan the search found, into offset (fixed tensors at their offsets);
+ * returns its arena size. */
+static uint64_t found_plan(const search *S, const texmem__problem *pb, uint64_t fixed_top,
+                           uint64_t *offset) {
+  uint64_t t = fixed_top;
+  for (size_t i = 0; i < pb->n; i++) offset[i] = texmem__is_fixed(pb, i) ? pb->fixed[i] : 0;
+  for (uint32_t j = 0; j < S->m; j++) {
+    offset[S->orig[j]] = S->off[j];
+    t = texmem__max_u64(t, S->off[j] + S->s[j]);
+  }
+  return t;
+}
+
+/* Questions: "a plan of at most C?" for C at the lower bound, the midpoint
+ * and just under the best plan (with a target: the target alone), each
+ * with every preorder under a node limit that doubles each round, until
+ * [*lo, *hi) closes or a budget runs out. A plan found lowers *hi (and is
+ * written to offset); a completed "no" raises *lo. */
+static texmem_status ask(search *S, const texmem__problem *pb, uint64_t target, uint64_t fixed_top,
+                         uint64_t *offset, uint64_t *lo, uint64_t *hi, texmem_error *err) {
   bool stop = false;
-  for (uint64_t limit = first_limit(S.m); !stop && lo < hi && (!target || (hi > target && lo <= target));
+  for (uint64_t limit = first_limit(S->m);
+       !stop && *lo < *hi && (!target || (*hi > target && *lo <= target));
        limit = texmem__mul_sat(limit, 2)) {
-    uint64_t cs[3] = {lo, lo + (hi - lo) / 2, hi - 1};
+    uint64_t cs[3] = {*lo, *lo + (*hi - *lo) / 2, *hi - 1};
     if (target) cs[0] = cs[1] = cs[2] = target;
-    for (int c = 0; c < 3 && !stop && lo < hi; c++) {
+    for (int c = 0; c < 3 && !stop && *lo < *hi; c++) {
       uint64_t C = cs[c];
-      if (C < lo || C >= hi || (c && cs[c] == cs[c - 1])) continue;
-      for (unsigned p = 0; p < S.npre; p++) {
-        outcome r = decide(&S, C, p, limit);
+      if (C < *lo || C >= *hi || (c && cs[c] == cs[c - 1])) continue;
+      for (unsigned p = 0; p < S->npre; p++) {
+        outcome r = decide(S, C, p, limit);
         if (r == FOUND) {
-          uint64_t t = fixed_top;
-          for (size_t i = 0; i < n; i++) offset[i] = texmem__is_fixed(pb, i) ? pb->fixed[i] : 0;
-          for (j = 0; j < m; j++) {
-            offset[S.orig[j]] = S.off[j];
-            t = texmem__max_u64(t, S.off[j] + S.s[j]);
-          }
-          hi = t;
+          *hi = found_plan(S, pb, fixed_top, offset);
           break;
         }
         if (r == NOT_FOUND) {
-          lo = C + 1;
+          *lo = C + 1;
           break;
         }
-        if (r == ABORTED || r == NO_MEMORY) {
-          if (r == NO_MEMORY) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for exact search");
+        if (r == NO_MEMORY) return no_memory(err);
+        if (r == ABORTED) {
           stop = true;
           break;
         }
@@ -964,6 +984,33 @@ texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
       if (target) break;
     }
   }
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__offsets_exact(const texmem__problem *pb, uint64_t *offset,
+                                    bool *optimal, uint64_t *bound, texmem_error *err) {
+  search S;
+  memset(&S, 0, sizeof S);
+  S.clock = pb->exact_time_cpu ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC;
+  clock_gettime(S.clock, &S.t0);
+  texmem_status st = seed(pb, offset, err);
+  if (st) return st;
+  uint64_t best_total = texmem__offsets_total_sat(pb, offset);
+  setup su;
+  st = lower_bound(pb, *bound, &su, err);
+  if (st) return st;
+  uint64_t target = pb->budget; /* 0: optimise */
+  if (su.lb >= best_total || su.m == 0 ||
+      (target && (best_total <= target || su.lb > target))) {
+    free(su.da);
+    *optimal = su.lb >= best_total || su.m == 0;
+    *bound = *optimal ? best_total : su.lb;
+    return TEXMEM_STATUS_OK;
+  }
+  st = search_init(&S, pb, &su, err);
+  if (st) return st;
+  uint64_t lo = su.lb, hi = best_total;
+  st = ask(&S, pb, target, su.fixed_top, offset, &lo, &hi, err);
   search_free(&S);
   if (st) return st;
   *optimal = lo >= hi;

@@ -10,12 +10,6 @@ static uint64_t rec_vol(const texmem_record *r, unsigned dims) {
   return v;
 }
 
-/* Rows of a tensor in a W-wide texture; arena tensors take at least one. */
-static uint64_t rows_of(uint64_t vol, uint64_t w, bool arena) {
-  uint64_t r = vol / w + (vol % w != 0);
-  return arena && r == 0 ? 1 : r;
-}
-
 static texmem_status check_args(const texmem_record *rec, size_t n, unsigned dims,
                                 const texmem_plan_assignment *a, texmem_plan **out,
                                 texmem_error *err) {
@@ -94,10 +88,10 @@ texmem_status texmem_plan_from_assignment(const texmem_record *rec, size_t n, un
     uint64_t *od = p->object_dims[o];
     uint64_t v = rec_vol(&rec[i], dims);
     if (offsets) {
-      uint64_t end = texmem__add_sat(a->offset[i], linear ? rows_of(v, a->linear_width, true) : v);
+      uint64_t end = texmem__add_sat(a->offset[i], linear ? texmem__rows_of(v, a->linear_width, true) : v);
       od[linear ? 1 : 0] = texmem__max_u64(od[linear ? 1 : 0], end);
     } else if (linear) {
-      od[1] = texmem__max_u64(od[1], rows_of(v, a->linear_width, false));
+      od[1] = texmem__max_u64(od[1], texmem__rows_of(v, a->linear_width, false));
     } else {
       for (unsigned j = 0; j < dims; j++)
         od[j] = texmem__max_u64(od[j], rec[i].dims[j] ? rec[i].dims[j] : 1);

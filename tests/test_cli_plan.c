@@ -548,6 +548,42 @@ Test(cli_plan, time_budget_flag) {
   }
 }
 
+/* The default (--strategy all) keeps to the budget at any size: a strategy
+ * best does not weigh (tflm_greedy) past its size limit for the budget
+ * (10 000 tensors for 2 s, scaled by sqrt(budget / 2 s): 224 for 1 ms) gets
+ * a skipped row saying why; named, it runs. */
+Test(cli_plan, strategy_all_skips_tflm_greedy_past_its_limit) {
+  FILE *f = fopen(tt_tmp_path("300.txt"), "w");
+  cr_assert_not_null(f);
+  for (int i = 0; i < 300; i++) fprintf(f, "%d %d %d %d\n", i, i, i + 1 + i % 5, 32 + (i * 53) % 700);
+  cr_assert_eq(fclose(f), 0);
+  tt_run r = tt_texmem("plan", "--records", tt_tmp_path("300.txt"), "--kind", "offsets",
+                      "--time-budget-ms", "1", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "tflm_greedy                offsets arena        skipped: 300 "
+                                   "tensors: over its limit of 224 for a 1 ms budget"),
+                     "%s", r.out);
+  tt_run_free(&r);
+  r = tt_texmem("plan", "--records", tt_tmp_path("300.txt"), "--kind", "offsets", "--time-budget-ms",
+               "1", "--json", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "\"strategy\": \"tflm_greedy\", \"outcome\": \"skipped\""), "%s",
+                     r.out);
+  tt_run_free(&r);
+  /* Under the default budget 300 tensors are well within it. */
+  r = tt_texmem("plan", "--records", tt_tmp_path("300.txt"), "--kind", "offsets", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_null(strstr(r.out, "skipped"), "%s", r.out);
+  tt_run_free(&r);
+  /* Named, it runs whatever the budget. */
+  r = tt_texmem("plan", "--records", tt_tmp_path("300.txt"), "--kind", "offsets", "--strategy",
+               "tflm_greedy", "--time-budget-ms", "1", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_null(strstr(r.out, "skipped"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "tflm_greedy                offsets arena     "), "%s", r.out);
+  tt_run_free(&r);
+}
+
 Test(cli_plan, budget_exit_codes) {
   /* max_live 270, met by a plan: 270 fits, 269 is proven not to. */
   write_file("budget.txt", "0 0 3 100\n1 2 5 100\n2 4 6 50\n3 1 2 70\n");

@@ -1,8 +1,9 @@
 /* Arena plans (offsets in rows of W-wide textures): every strategy on the
  * models' records, below the shared-objects plans and near max_live; the
  * split into several textures under a small height limit, never with a
- * tensor across two; a tensor too tall for one texture named; and the
- * validator refusing overlapping, misaligned and out-of-range arena plans. */
+ * tensor across two; a tensor too tall for one texture named; the row
+ * width's tolerance, shared with linear objects; and the validator
+ * refusing overlapping, misaligned and out-of-range arena plans. */
 #include <stdio.h>
 #include <string.h>
 
@@ -284,5 +285,32 @@ Test(plan_arena, best_unsplit_never_above_a_split_strategy) {
     if (!texmem_strategy_supports((texmem_strategy)s, TEXMEM_PLAN_OFFSETS)) continue;
     d.strategy = (texmem_strategy)s;
     cr_assert_leq(best, tt_plan_total(r, 7, 2, d), "best above %s", texmem_strategy_name(d.strategy));
+  }
+}
+
+/* The row width, one rule for linear objects and the arena: the widest
+ * power of two whose plan is within 0.5% of the smallest. One tensor of
+ * 16 x k texels under a width limit of 32: W = 16 fits it exactly, W = 32
+ * wastes 16 texels when k is odd, 0.5% of the total from k = 200 on (the
+ * tolerance is best / 200, rounded down). */
+Test(plan_arena, row_width_within_half_a_percent_for_both_layouts) {
+  static const struct {
+    uint64_t k, w;
+  } cases[] = {{101, 16}, {199, 16}, {201, 32}, {202, 32}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    texmem_record r = {7, {16, cases[c].k, 1}, 0, 0};
+    for (int arena = 0; arena < 2; arena++) {
+      texmem_plan_desc d = {.kind = arena ? TEXMEM_PLAN_OFFSETS : TEXMEM_PLAN_OBJECTS,
+                            .strategy = TEXMEM_STRATEGY_GREEDY_BY_SIZE,
+                            .layout = TEXMEM_LAYOUT_LINEAR, .max_dims = {32, 0, 0}};
+      texmem_plan *p = tt_plan(&r, 1, 2, d);
+      cr_assert_eq(texmem_plan_linear_width(p), cases[c].w, "%s, 16 x %llu: W %llu, not %llu",
+                   arena ? "arena" : "linear objects", (unsigned long long)cases[c].k,
+                   (unsigned long long)texmem_plan_linear_width(p),
+                   (unsigned long long)cases[c].w);
+      uint64_t texels = 16 * cases[c].k, w = cases[c].w;
+      cr_assert_eq(texmem_plan_total(p), (texels + w - 1) / w * w);
+      texmem_plan_destroy(p);
+    }
   }
 }

@@ -313,6 +313,28 @@ Test(best, time_budget_skips_quadratic_strategies_past_a_size) {
   free(r);
 }
 
+/* BEST's size rule, as callers that run strategies by name ask it: the
+ * quadratic strategies (tflm_greedy too, which BEST does not run) up to
+ * their limit for the budget (scaled by sqrt(budget / 2 s)), the others at
+ * any size. */
+Test(best, size_rule_for_callers) {
+  char why[200] = "";
+  cr_assert(texmem_strategy_within_budget(TEXMEM_STRATEGY_TFLM_GREEDY, 10000, 0, why, sizeof why));
+  cr_assert(!texmem_strategy_within_budget(TEXMEM_STRATEGY_TFLM_GREEDY, 10001, 0, why, sizeof why));
+  cr_assert(strstr(why, "10001 tensors") && strstr(why, "limit of 10000") && strstr(why, "2000 ms"),
+            "%s", why);
+  cr_assert(texmem_strategy_within_budget(TEXMEM_STRATEGY_MIN_COST_FLOW, 20000, 2000, NULL, 0));
+  cr_assert(!texmem_strategy_within_budget(TEXMEM_STRATEGY_LOCAL_SEARCH, 20001, 8000, NULL, 0));
+  cr_assert(texmem_strategy_within_budget(TEXMEM_STRATEGY_LOCAL_SEARCH, 20000, 8000, NULL, 0));
+  cr_assert(!texmem_strategy_within_budget(TEXMEM_STRATEGY_STRIP_BEST_FIT, 224, 1, NULL, 0));
+  static const texmem_strategy any_size[] = {
+      TEXMEM_STRATEGY_NAIVE, TEXMEM_STRATEGY_EQUALITY, TEXMEM_STRATEGY_GREEDY_IN_ORDER,
+      TEXMEM_STRATEGY_GREEDY_BY_BREADTH, TEXMEM_STRATEGY_GREEDY_BY_SIZE, TEXMEM_STRATEGY_EXACT};
+  for (size_t i = 0; i < sizeof any_size / sizeof any_size[0]; i++)
+    cr_assert(texmem_strategy_within_budget(any_size[i], 100000000, 1, NULL, 0), "%s",
+              texmem_strategy_name(any_size[i]));
+}
+
 /* A caller's assignment becomes a validated plan: object dims, arena size
  * and totals derived; conflicts, misalignment and bad arguments refused. */
 Test(plan_core, plan_from_assignment) {

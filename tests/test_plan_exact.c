@@ -525,13 +525,12 @@ static texmem_plan_desc capacity_desc(uint64_t nodes) {
 
 /* Search power, in nodes (deterministic, unlike time): three generated
  * hard instances (bench/gen_hard.h, as bench_exact builds them with seed
- * 1: family, density, size, index) that the solver now answers FITS at
- * the capacity within these node budgets, and that the solver before the
- * real-lifetime preorders and the re-ranked decomposed groups (dd913f0)
- * did not: it needed 16 384 nodes for the first and more than 262 144 for
- * the other two. The budgets are 2 to 8 times what the solver needs now
- * (1 024, 4 096 and 131 072 nodes), so a change that loses that power
- * fails here, not only in the bench. */
+ * 1: family, density, size, index) that the solver answers FITS at the
+ * capacity within these node budgets. Without the real-lifetime preorders
+ * and the re-ranked decomposed groups it needs 16 384 nodes for the first
+ * and more than 262 144 for the other two. The budgets are 2 to 8 times
+ * what the solver needs (1 024, 4 096 and 131 072 nodes), so a change that
+ * loses that power fails here, not only in the bench. */
 Test(exact, hard_generated_instances_within_node_budgets) {
   static const struct {
     double nonguillotine, density;
@@ -558,8 +557,7 @@ Test(exact, hard_generated_instances_within_node_budgets) {
 /* Fixed tensors take space in their tasks: the node test counts it, so a
  * hard instance with a third of its tensors fixed where a plan at the
  * capacity has them is answered within 4 096 nodes (256 needed). Without
- * that count (the solver before, e771028) neither is answered within
- * 262 144 nodes. */
+ * that count neither is answered within 262 144 nodes. */
 Test(exact, hard_instances_with_fixed_tensors_within_node_budgets) {
   static const struct {
     double nonguillotine;

@@ -72,6 +72,17 @@ TEXMEM_API const char *texmem_strategy_name(texmem_strategy s);
 TEXMEM_API bool texmem_strategy_from_name(const char *name, texmem_strategy *out);
 /* Whether a strategy exists for the kind (BEST exists for both). */
 TEXMEM_API bool texmem_strategy_supports(texmem_strategy s, texmem_plan_kind k);
+/* The size rule of BEST's time budget (texmem_plan_desc.time_budget_ms):
+ * whether strategy s, whose cost may grow about quadratically
+ * (min_cost_flow, local_search, strip_best_fit, tflm_greedy), fits a
+ * budget of time_budget_ms (0 = the default 2000 ms) on n records; always
+ * true for the others. When false and why is not NULL, why (why_size
+ * bytes) says why. BEST applies it to its candidates; a caller that runs
+ * strategies by name (texmem plan's default --strategy all) applies it to
+ * keep to the same budget. Deterministic: sizes only. */
+TEXMEM_API bool texmem_strategy_within_budget(texmem_strategy s, size_t n,
+                                              double time_budget_ms, char *why,
+                                              size_t why_size);
 
 typedef enum texmem_layout {
   TEXMEM_LAYOUT_NATURAL = 0, /* object dims = per-dimension max of tensors */

@@ -116,120 +116,93 @@ static bool parse_max_dims(const char *s, uint64_t out[3]) {
   return false; /* more than three values */
 }
 
-/* Returns -1 on success (go on), else an exit code. */
-static int parse_args(int argc, char **argv, opts *o) {
-  memset(o, 0, sizeof *o);
-  o->kind = KIND_ALL;
-  o->strategy_all = true;
-  o->layout = LAYOUT_DEFAULT;
-  o->bytes_per_texel = 8;
-  o->model_dims = 3;
-  o->precision = TEXMEM_PRECISION_FP16;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return CLI_EXIT_OK;
-    }
-    if (!strcmp(a, "--json")) {
-      o->json = true;
-      continue;
-    }
-    /* Options with a value: "--opt VALUE" or "--opt=VALUE". */
-    static const char *const with_value[] = {"--records", "--kind", "--strategy", "--layout",
-                                             "--align", "--max-dims", "--bytes-per-texel",
-                                             "--svg", "--model", "--dims", "--precision",
-                                             "--input-shape", "--time-budget-ms",
-                                             "--node-budget", "--budget"};
-    const char *name = NULL, *val = NULL;
-    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
-      size_t l = strlen(with_value[k]);
-      if (!strncmp(a, with_value[k], l) && (a[l] == 0 || a[l] == '=')) {
-        name = with_value[k];
-        if (a[l] == '=') {
-          val = a + l + 1;
-        } else if (i + 1 < argc) {
-          val = argv[++i];
-        } else {
-          fprintf(stderr, "texmem plan: %s needs a value\n", name);
-          return CLI_EXIT_BAD_INPUT;
-        }
-        break;
-      }
-    }
-    if (!name) {
-      fprintf(stderr, "texmem plan: unknown argument '%s' (texmem plan --help)\n", a);
-      return CLI_EXIT_BAD_INPUT;
-    }
-    bool ok = true;
-    if (!strcmp(name, "--records")) {
-      o->records = val;
-      ok = *val != 0;
-    } else if (!strcmp(name, "--svg")) {
-      o->svg = val;
-      ok = *val != 0;
-    } else if (!strcmp(name, "--kind")) {
-      if (!strcmp(val, "objects")) o->kind = TEXMEM_PLAN_OBJECTS;
-      else if (!strcmp(val, "offsets")) o->kind = TEXMEM_PLAN_OFFSETS;
-      else if (!strcmp(val, "all")) o->kind = KIND_ALL;
-      else ok = false;
-    } else if (!strcmp(name, "--strategy")) {
-      if (!strcmp(val, "all")) {
-        o->strategy_all = true;
-      } else if (texmem_strategy_from_name(val, &o->strategy)) {
-        o->strategy_all = false;
-      } else {
-        fprintf(stderr, "texmem plan: unknown strategy '%s' (texmem plan --help lists them)\n",
-                val);
-        return CLI_EXIT_BAD_INPUT;
-      }
-    } else if (!strcmp(name, "--layout")) {
-      if (!strcmp(val, "natural")) o->layout = TEXMEM_LAYOUT_NATURAL;
-      else if (!strcmp(val, "linear")) o->layout = TEXMEM_LAYOUT_LINEAR;
-      else ok = false;
-    } else if (!strcmp(name, "--align")) {
-      ok = cli_parse_u64(val, &o->alignment) && o->alignment > 0;
-    } else if (!strcmp(name, "--max-dims")) {
-      ok = parse_max_dims(val, o->max_dims);
-    } else if (!strcmp(name, "--bytes-per-texel")) {
-      ok = cli_parse_u64(val, &o->bytes_per_texel) && o->bytes_per_texel > 0;
-      o->bpt_given = true;
-    } else if (!strcmp(name, "--model")) {
-      o->model = val;
-      ok = *val != 0;
-    } else if (!strcmp(name, "--dims")) {
-      o->model_only = name;
-      ok = (!strcmp(val, "1") || !strcmp(val, "2") || !strcmp(val, "3"));
-      if (ok) o->model_dims = (unsigned)(val[0] - '0');
-    } else if (!strcmp(name, "--precision")) {
-      o->model_only = name;
-      if (!strcmp(val, "fp16")) o->precision = TEXMEM_PRECISION_FP16;
-      else if (!strcmp(val, "fp32")) o->precision = TEXMEM_PRECISION_FP32;
-      else if (!strcmp(val, "stored")) o->precision = TEXMEM_PRECISION_STORED;
-      else ok = false;
-    } else if (!strcmp(name, "--input-shape")) {
-      o->model_only = name;
+/* apply_value's model and budget options. */
+static int apply_model_or_budget(opts *o, const char *name, const char *val) {
+  bool ok = true;
+  if (!strcmp(name, "--dims")) {
+    o->model_only = name;
+    ok = (!strcmp(val, "1") || !strcmp(val, "2") || !strcmp(val, "3"));
+    if (ok) o->model_dims = (unsigned)(val[0] - '0');
+  } else if (!strcmp(name, "--precision")) {
+    o->model_only = name;
+    if (!strcmp(val, "fp16")) o->precision = TEXMEM_PRECISION_FP16;
+    else if (!strcmp(val, "fp32")) o->precision = TEXMEM_PRECISION_FP32;
+    else if (!strcmp(val, "stored")) o->precision = TEXMEM_PRECISION_STORED;
+    else ok = false;
+  } else if (!strcmp(name, "--input-shape")) {
+    o->model_only = name;
 #ifdef TEXMEM_HAVE_MODEL
-      if (!cli_input_shape_add(&o->shapes, "plan", val)) return CLI_EXIT_BAD_INPUT;
+    if (!cli_input_shape_add(&o->shapes, "plan", val)) return CLI_EXIT_BAD_INPUT;
 #else
-      ok = false;
+    ok = false;
 #endif
-    } else if (!strcmp(name, "--time-budget-ms")) {
-      /* The one place the budget is parsed: it sets best's budget here
-       * (desc.time_budget_ms in plan_one). */
-      uint64_t ms = 0;
-      ok = cli_parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
-      o->time_budget_ms = (double)ms;
-    } else if (!strcmp(name, "--node-budget")) {
-      ok = cli_parse_u64(val, &o->node_budget) && o->node_budget > 0;
-    } else if (!strcmp(name, "--budget")) {
-      ok = cli_parse_u64(val, &o->budget) && o->budget > 0;
-    }
-    if (!ok) {
-      fprintf(stderr, "texmem plan: bad value '%s' for %s\n", val, name);
+  } else if (!strcmp(name, "--time-budget-ms")) {
+    /* The one place the budget is parsed: it sets best's budget here
+     * (desc.time_budget_ms in plan_one). */
+    uint64_t ms = 0;
+    ok = cli_parse_u64(val, &ms) && ms > 0 && ms <= 86400000u;
+    o->time_budget_ms = (double)ms;
+  } else if (!strcmp(name, "--node-budget")) {
+    ok = cli_parse_u64(val, &o->node_budget) && o->node_budget > 0;
+  } else if (!strcmp(name, "--budget")) {
+    ok = cli_parse_u64(val, &o->budget) && o->budget > 0;
+  }
+  return ok ? -1 : 0;
+}
+
+/* Options with a value: "--opt VALUE" or "--opt=VALUE". */
+static const char *const with_value[] = {"--records", "--kind", "--strategy", "--layout",
+                                         "--align", "--max-dims", "--bytes-per-texel",
+                                         "--svg", "--model", "--dims", "--precision",
+                                         "--input-shape", "--time-budget-ms",
+                                         "--node-budget", "--budget"};
+
+/* Applies option name (one of with_value) with val. Returns -1 when taken,
+ * 0 for a bad value, else an exit code (the message printed). */
+static int apply_value(opts *o, const char *name, const char *val) {
+  bool ok = true;
+  if (!strcmp(name, "--records")) {
+    o->records = val;
+    ok = *val != 0;
+  } else if (!strcmp(name, "--svg")) {
+    o->svg = val;
+    ok = *val != 0;
+  } else if (!strcmp(name, "--kind")) {
+    if (!strcmp(val, "objects")) o->kind = TEXMEM_PLAN_OBJECTS;
+    else if (!strcmp(val, "offsets")) o->kind = TEXMEM_PLAN_OFFSETS;
+    else if (!strcmp(val, "all")) o->kind = KIND_ALL;
+    else ok = false;
+  } else if (!strcmp(name, "--strategy")) {
+    if (!strcmp(val, "all")) {
+      o->strategy_all = true;
+    } else if (texmem_strategy_from_name(val, &o->strategy)) {
+      o->strategy_all = false;
+    } else {
+      fprintf(stderr, "texmem plan: unknown strategy '%s' (texmem plan --help lists them)\n", val);
       return CLI_EXIT_BAD_INPUT;
     }
+  } else if (!strcmp(name, "--layout")) {
+    if (!strcmp(val, "natural")) o->layout = TEXMEM_LAYOUT_NATURAL;
+    else if (!strcmp(val, "linear")) o->layout = TEXMEM_LAYOUT_LINEAR;
+    else ok = false;
+  } else if (!strcmp(name, "--align")) {
+    ok = cli_parse_u64(val, &o->alignment) && o->alignment > 0;
+  } else if (!strcmp(name, "--max-dims")) {
+    ok = parse_max_dims(val, o->max_dims);
+  } else if (!strcmp(name, "--bytes-per-texel")) {
+    ok = cli_parse_u64(val, &o->bytes_per_texel) && o->bytes_per_texel > 0;
+    o->bpt_given = true;
+  } else if (!strcmp(name, "--model")) {
+    o->model = val;
+    ok = *val != 0;
+  } else {
+    return apply_model_or_budget(o, name, val);
   }
+  return ok ? -1 : 0;
+}
+
+/* The options together. Returns -1 when they agree, else an exit code. */
+static int check_opts(opts *o) {
   if (!o->records == !o->model) {
     fprintf(stderr, "texmem plan: give one of --records FILE or --model FILE.tflite (texmem plan "
                     "--help)\n");
@@ -254,21 +227,62 @@ static int parse_args(int argc, char **argv, opts *o) {
   return -1;
 }
 
+/* Returns -1 on success (go on), else an exit code. */
+static int parse_args(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->kind = KIND_ALL;
+  o->strategy_all = true;
+  o->layout = LAYOUT_DEFAULT;
+  o->bytes_per_texel = 8;
+  o->model_dims = 3;
+  o->precision = TEXMEM_PRECISION_FP16;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return CLI_EXIT_OK;
+    }
+    if (!strcmp(a, "--json")) {
+      o->json = true;
+      continue;
+    }
+    const char *name = NULL, *val = NULL;
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
+      size_t l = strlen(with_value[k]);
+      if (!strncmp(a, with_value[k], l) && (a[l] == 0 || a[l] == '=')) {
+        name = with_value[k];
+        if (a[l] == '=') {
+          val = a + l + 1;
+        } else if (i + 1 < argc) {
+          val = argv[++i];
+        } else {
+          fprintf(stderr, "texmem plan: %s needs a value\n", name);
+          return CLI_EXIT_BAD_INPUT;
+        }
+        break;
+      }
+    }
+    if (!name) {
+      fprintf(stderr, "texmem plan: unknown argument '%s' (texmem plan --help)\n", a);
+      return CLI_EXIT_BAD_INPUT;
+    }
+    int rc = apply_value(o, name, val);
+    if (rc == 0) {
+      fprintf(stderr, "texmem plan: bad value '%s' for %s\n", val, name);
+      return CLI_EXIT_BAD_INPUT;
+    }
+    if (rc > 0) return rc;
+  }
+  return check_opts(o);
+}
+
 static const char *kind_name(texmem_plan_kind k) {
   return k == TEXMEM_PLAN_OBJECTS ? "objects" : "offsets";
 }
 
-uint64_t texmem_plan_record_volume(const texmem_record *r, unsigned dims) {
-  uint64_t v = 1;
-  for (unsigned k = 0; k < dims && k < 3; k++) {
-    if (r->dims[k] && v > UINT64_MAX / r->dims[k]) return UINT64_MAX;
-    v *= r->dims[k];
-  }
-  return v;
-}
-
 static void free_results(plan_run *run) {
-  for (size_t i = 0; i < run->nresults; i++) texmem_plan_destroy(run->results[i].plan);
+  for (size_t i = 0; i < run->nresults; i++)
+    if (!run->results[i].shares_plan) texmem_plan_destroy(run->results[i].plan);
   free(run->results);
   run->results = NULL;
   run->nresults = 0;
@@ -348,6 +362,74 @@ static int plan_one(plan_run *run, const opts *o, texmem_plan_kind kind, texmem_
   return -1;
 }
 
+/* The row of strategy st under --strategy all, after best planned these
+ * records (best.plan). Returns -1 or an exit code. */
+static int plan_after_best(plan_run *run, const opts *o, texmem_plan_kind kind,
+                           texmem_layout layout, texmem_strategy st, const plan_result *best) {
+  texmem_strategy_report rep = texmem_plan_strategy_report(best->plan, st);
+  if (rep.outcome == TEXMEM_RUN_SKIPPED) {
+    add_unplanned(run, kind, layout, st, rep.outcome, rep.reason);
+    return -1;
+  }
+  /* A strategy best does not weigh (tflm_greedy) keeps to the same size
+   * rule; --strategy NAME runs it at any size. */
+  if (!texmem_strategy_within_budget(st, run->n, o->time_budget_ms, rep.reason,
+                                     sizeof rep.reason)) {
+    add_unplanned(run, kind, layout, st, TEXMEM_RUN_SKIPPED, rep.reason);
+    return -1;
+  }
+  /* The objects strategy best chose planned exactly best's plan (the same
+   * problem, deterministic): its row shows that plan and the strategy's
+   * time within best instead of planning it again. (Offsets are planned
+   * again: best's arena carries the bound exact proved.) */
+  if (kind == TEXMEM_PLAN_OBJECTS && rep.outcome == TEXMEM_RUN_PLANNED &&
+      texmem_plan_get_strategy(best->plan) == st) {
+    plan_result *r = &run->results[run->nresults++];
+    *r = *best;
+    r->requested = st;
+    r->time_us = rep.time_ms * 1e3;
+    r->shares_plan = true;
+    return -1;
+  }
+  return plan_one(run, o, kind, layout, st, true, true);
+}
+
+/* --strategy all for one kind and layout: best first (its reports say
+ * which strategies it skipped or saw fail: those rows are not run again),
+ * then each strategy in enum order; best's row is listed last. Returns -1
+ * or an exit code. */
+static int plan_every_strategy(plan_run *run, const opts *o, texmem_plan_kind kind,
+                               texmem_layout layout) {
+  size_t before = run->nresults;
+  int rc = plan_one(run, o, kind, layout, TEXMEM_STRATEGY_BEST, true, false);
+  if (rc >= 0 || run->nresults == before) return rc; /* an error, or not for these records */
+  plan_result best = run->results[--run->nresults];
+  for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_ && rc < 0; s++)
+    if (texmem_strategy_supports((texmem_strategy)s, kind))
+      rc = plan_after_best(run, o, kind, layout, (texmem_strategy)s, &best);
+  if (rc >= 0) {
+    texmem_plan_destroy(best.plan);
+    return rc;
+  }
+  run->results[run->nresults++] = best;
+  return -1;
+}
+
+/* Marks the smallest total of each kind (ties all marked). */
+static void mark_smallest(plan_run *run) {
+  for (int ki = 0; ki < 2; ki++) {
+    uint64_t min = UINT64_MAX;
+    for (size_t i = 0; i < run->nresults; i++)
+      if ((int)run->results[i].kind == ki && run->results[i].plan &&
+          texmem_plan_total(run->results[i].plan) < min)
+        min = texmem_plan_total(run->results[i].plan);
+    for (size_t i = 0; i < run->nresults; i++)
+      if ((int)run->results[i].kind == ki && run->results[i].plan &&
+          texmem_plan_total(run->results[i].plan) == min)
+        run->results[i].smallest = true;
+  }
+}
+
 /* Plans every row the options ask for. Returns -1 or an exit code. */
 static int plan_all(plan_run *run, const opts *o) {
   size_t cap = 2 * 2 * (size_t)TEXMEM_STRATEGY_COUNT_;
@@ -374,51 +456,16 @@ static int plan_all(plan_run *run, const opts *o) {
       if (run->dims >= 2) layouts[nl++] = TEXMEM_LAYOUT_LINEAR;
     }
     for (int li = 0; li < nl; li++) {
-      if (!o->strategy_all) {
-        int rc = plan_one(run, o, kind, layouts[li], o->strategy, false, false);
-        if (rc >= 0) return rc;
-        continue;
-      }
-      /* best first (its reports say which strategies it skipped or saw
-       * fail: those rows are not run again), then each strategy in enum
-       * order; best's row is listed last. */
-      size_t before = run->nresults;
-      int rc = plan_one(run, o, kind, layouts[li], TEXMEM_STRATEGY_BEST, true, false);
+      int rc = o->strategy_all ? plan_every_strategy(run, o, kind, layouts[li])
+                               : plan_one(run, o, kind, layouts[li], o->strategy, false, false);
       if (rc >= 0) return rc;
-      if (run->nresults == before) continue; /* not for these records */
-      plan_result best = run->results[--run->nresults];
-      for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
-        texmem_strategy st = (texmem_strategy)s;
-        if (!texmem_strategy_supports(st, kind)) continue;
-        texmem_strategy_report rep = texmem_plan_strategy_report(best.plan, st);
-        if (rep.outcome == TEXMEM_RUN_SKIPPED) {
-          add_unplanned(run, kind, layouts[li], st, rep.outcome, rep.reason);
-          continue;
-        }
-        rc = plan_one(run, o, kind, layouts[li], st, true, true);
-        if (rc >= 0) {
-          texmem_plan_destroy(best.plan);
-          return rc;
-        }
-      }
-      run->results[run->nresults++] = best;
     }
   }
   if (run->nresults == 0) {
     fprintf(stderr, "texmem plan: no strategy produced a plan (all were skipped)\n");
     return CLI_EXIT_INTERNAL;
   }
-  for (int ki = 0; ki < 2; ki++) {
-    uint64_t min = UINT64_MAX;
-    for (size_t i = 0; i < run->nresults; i++)
-      if ((int)run->results[i].kind == ki && run->results[i].plan &&
-          texmem_plan_total(run->results[i].plan) < min)
-        min = texmem_plan_total(run->results[i].plan);
-    for (size_t i = 0; i < run->nresults; i++)
-      if ((int)run->results[i].kind == ki && run->results[i].plan &&
-          texmem_plan_total(run->results[i].plan) == min)
-        run->results[i].smallest = true;
-  }
+  mark_smallest(run);
   return -1;
 }
 
@@ -538,7 +585,7 @@ static int write_svg(const plan_run *run, const char *path) {
     fprintf(stderr, "texmem plan: cannot write %s: %s\n", path, strerror(errno));
     return CLI_EXIT_BAD_INPUT;
   }
-  bool ok = texmem_plan_write_svg(f, run, svg_choice(run));
+  bool ok = cli_plan_write_svg(f, run, svg_choice(run));
   int e = errno;
   if (fclose(f) != 0) {
     ok = false;
@@ -620,7 +667,7 @@ int texmem_cmd_plan(int argc, char **argv) {
   if (rc < 0 && o.svg) rc = write_svg(&run, o.svg);
   if (rc < 0) {
     if (o.json) {
-      if (!texmem_plan_write_json(stdout, &run)) rc = CLI_EXIT_INTERNAL;
+      if (!cli_plan_write_json(stdout, &run)) rc = CLI_EXIT_INTERNAL;
     } else {
       print_table(stdout, &run);
     }

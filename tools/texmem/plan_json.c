@@ -6,7 +6,7 @@
 #include "cli_util.h"
 #include "plan_out.h"
 
-bool texmem_plan_write_json(FILE *f, const plan_run *run) {
+bool cli_plan_write_json(FILE *f, const plan_run *run) {
   fprintf(f, "{\"records\": %zu, \"dims\": %u, \"lower_bounds\": {\"max_live\": %" PRIu64
              ", \"positional_max\": %" PRIu64 "}, \"results\": [",
           run->n, run->dims, run->bounds.max_live, run->bounds.positional_max);

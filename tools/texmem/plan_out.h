@@ -9,8 +9,9 @@
 
 #include "texmem/plan.h"
 
-/* One row. The plan is owned by the result (freed with the run); it is
- * NULL when the strategy did not plan (outcome SKIPPED or FAILED under
+/* One row. The plan is owned by the result (freed with the run) unless
+ * shares_plan (it is then best's plan, owned by best's row); it is NULL
+ * when the strategy did not plan (outcome SKIPPED or FAILED under
  * --strategy all, as BEST reported it; reason says why). */
 typedef struct plan_result {
   texmem_plan_kind kind;
@@ -21,6 +22,7 @@ typedef struct plan_result {
   char reason[200];
   double time_us; /* wall time of texmem_plan_create */
   bool smallest;  /* smallest total of its kind (ties all marked) */
+  bool shares_plan; /* plan is best's (the strategy best chose, objects) */
 } plan_result;
 
 /* Everything the writers need. Records are borrowed from the loaded file. */
@@ -37,11 +39,8 @@ typedef struct plan_run {
 } plan_run;
 
 /* Writers return false when writing failed (errno is left set). */
-bool texmem_plan_write_json(FILE *f, const plan_run *run);
+bool cli_plan_write_json(FILE *f, const plan_run *run);
 /* Draws run->results[chosen]. */
-bool texmem_plan_write_svg(FILE *f, const plan_run *run, size_t chosen);
-
-/* Volume of a record (dims beyond run->dims count as 1), saturating. */
-uint64_t texmem_plan_record_volume(const texmem_record *r, unsigned dims);
+bool cli_plan_write_svg(FILE *f, const plan_run *run, size_t chosen);
 
 #endif
