@@ -11,7 +11,7 @@
 /* The number after "key": at or after `from` in json. */
 static inline double json_num(const char *json, const char *from, const char *key) {
   const char *p = from ? strstr(json, from) : json;
-  cr_assert_not_null(p, "no %s in %s", from, json);
+  cr_assert_not_null(p, "no %s in %s", from ? from : "(start)", json);
   char k[64];
   snprintf(k, sizeof k, "\"%s\":", key);
   p = strstr(p, k);
