@@ -19,7 +19,7 @@ static inline double json_num(const char *json, const char *from, const char *ke
   return strtod(p + strlen(k), NULL);
 }
 
-static const char *const bench_storages[3] = {"naive", "objects", "arena"};
+static const char *const bench_storages[4] = {"naive", "objects", "arena", "buffer"};
 
 /* The storage's object inside the object at `key` (e.g. "driver_bytes"). */
 static inline const char *storage_at(const char *json, const char *key, const char *storage) {

@@ -24,7 +24,7 @@ static void check_driver_bytes(const char *json) {
                        "%s", json);
     return;
   }
-  for (int s = 0; s < 3; s++) {
+  for (int s = 0; s < 4; s++) {
     const char *at = storage_at(json, "driver_bytes", bench_storages[s]);
     if (!strncmp(at + strlen(bench_storages[s]) + 4, "null", 4)) continue;
     double before = json_num(at, NULL, "before"), after = json_num(at, NULL, "after");
@@ -64,26 +64,32 @@ static void check_report(const char *json) {
   cr_expect_gt(json_num(json, "\"latency_ms\"", "planned"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "natural"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "linear"), 0);
-  /* Objects and arena side by side: the arena within 1% of max_live, below
-   * the objects pool; both ran (latencies, barriers no more than dispatches). */
+  /* Objects and both arenas side by side: each arena within 1% of max_live
+   * (the buffer arena, in texels, at most the texture arena's rows), below the
+   * objects pool; all ran (latencies, barriers no more than dispatches). */
   double max_live = json_num(json, "\"texture_bytes\"", "max_live");
   double objects = json_num(json, "\"storage_texture_bytes\"", "objects");
   double arena = json_num(json, "\"storage_texture_bytes\"", "arena");
+  double buffer = json_num(json, "\"storage_texture_bytes\"", "buffer");
   cr_expect_geq(arena, max_live, "%s", json);
   cr_expect_leq(arena, max_live * 1.01, "%s", json);
   cr_expect_lt(arena, objects, "%s", json);
+  cr_expect_geq(buffer, max_live, "%s", json);
+  cr_expect_leq(buffer, arena, "%s", json);
   double dispatches = json_num(json, "\"barriers\"", "dispatches");
   cr_expect_gt(dispatches, 0);
-  cr_expect_leq(json_num(json, "\"barriers\"", "objects"), dispatches);
-  cr_expect_leq(json_num(json, "\"barriers\"", "arena"), dispatches);
-  cr_expect_gt(json_num(json, "\"storage_latency_ms\"", "objects"), 0);
-  cr_expect_gt(json_num(json, "\"storage_latency_ms\"", "arena"), 0);
+  static const char *const planned_storages[] = {"objects", "arena", "buffer"};
+  for (int i = 0; i < 3; i++) {
+    cr_expect_leq(json_num(json, "\"barriers\"", planned_storages[i]), dispatches);
+    cr_expect_gt(json_num(json, "\"storage_latency_ms\"", planned_storages[i]), 0);
+  }
   check_driver_bytes(json);
   /* The reported plan is the chosen storage's. */
   bool is_arena = strstr(json, "\"storage\": \"arena\"") != NULL;
-  cr_expect_eq(planned, is_arena ? arena : objects, "%s", json);
-  if (is_arena)
-    cr_expect_eq(bound, max_live, "arena: the bound is max_live: %s", json);
+  bool is_buffer = strstr(json, "\"storage\": \"buffer\"") != NULL;
+  cr_expect_eq(planned, is_arena ? arena : is_buffer ? buffer : objects, "%s", json);
+  if (is_arena || is_buffer)
+    cr_expect_eq(bound, max_live, "arenas: the bound is max_live: %s", json);
   else
     cr_expect_geq(bound, max_live, "objects: positional_max >= max_live: %s", json);
 }
@@ -99,6 +105,8 @@ Test(cli_bench, builtin_mobilenet_v2) {
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   check_report(r.out);
   cr_expect_not_null(strstr(r.out, "\"model\": \"builtin:mobilenet_v2_224\""), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "\"storage\": \"buffer\""), "auto is the buffer arena: %s",
+                     r.out);
   cr_expect_not_null(strstr(r.out, "\"profile\": null,\n  \"profile_note\": \"not requested"),
                      "%s", r.out);
   if (llvmpipe) {
@@ -117,6 +125,7 @@ Test(cli_bench, builtin_report_text) {
   cr_expect_not_null(strstr(r.out, "bit-identical"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "buffer (1 SSBO)"), "%s", r.out);
   tt_run_free(&r);
 }
 
@@ -151,6 +160,9 @@ Test(cli_bench, pose_landmark_lite) {
 }
 Test(cli_bench, face_detection_full_range_sparse) {
   check_model("face_detection_full_range_sparse.tflite", "auto", "fp16", "arena");
+}
+Test(cli_bench, palm_detection_lite_buffer) {
+  check_model("palm_detection_lite.tflite", "auto", "fp32", "buffer");
 }
 
 Test(cli_bench, bad_input) {

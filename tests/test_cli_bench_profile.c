@@ -29,7 +29,7 @@ Test(cli_bench_profile, profile_json) {
   }
   cr_expect_not_null(strstr(r.out, "\"timer\": \"GL_EXT_disjoint_timer_query"), "%s", r.out);
   double dispatches_per_run = json_num(r.out, "\"barriers\"", "dispatches");
-  for (int s = 0; s < 3; s++) {
+  for (int s = 0; s < 4; s++) {
     const char *at = storage_at(r.out, "profile", bench_storages[s]);
     cr_assert(strncmp(at + strlen(bench_storages[s]) + 4, "null", 4) != 0,
               "%s: every run disjoint: %s", bench_storages[s], r.out);
@@ -65,7 +65,7 @@ Test(cli_bench_profile, profile_report_text) {
   } else {
     cr_expect_not_null(strstr(r.out, "by operator type"), "%s", r.out);
     cr_expect_not_null(strstr(r.out, "by kernel"), "%s", r.out);
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 4; s++) {
       char want[32];
       snprintf(want, sizeof want, "\n  %s: run ", bench_storages[s]);
       cr_expect_not_null(strstr(r.out, want), "%s", r.out);

@@ -10,7 +10,7 @@
 #include "bench_storage.h"
 #include "cli.h"
 
-const char *const bench_storage_names[BENCH_STORAGES] = {"naive", "objects", "arena"};
+const char *const bench_storage_names[BENCH_STORAGES] = {"naive", "objects", "arena", "buffer"};
 
 texmem_status bench_setup_runtime(const bench_setup *b, int s, bool profile, texmem_runtime **out,
                                   texmem_error *err) {

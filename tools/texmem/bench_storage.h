@@ -1,6 +1,7 @@
 /* texmem bench's per-storage measurements beside the timed runs: the GPU
  * profile of every dispatch (--profile, bench_profile.c) and the driver's
- * memory figures (bench_memory.c), for naive, objects and arena. */
+ * memory figures (bench_memory.c), for naive, objects, the texture arena
+ * and the buffer arena. */
 #ifndef TEXMEM_CLI_BENCH_STORAGE_H
 #define TEXMEM_CLI_BENCH_STORAGE_H
 
@@ -9,7 +10,7 @@
 
 #include "texmem/runtime.h"
 
-enum { BENCH_NAIVE = 0, BENCH_OBJECTS = 1, BENCH_ARENA = 2, BENCH_STORAGES = 3 };
+enum { BENCH_NAIVE = 0, BENCH_OBJECTS = 1, BENCH_ARENA = 2, BENCH_BUFFER = 3, BENCH_STORAGES = 4 };
 extern const char *const bench_storage_names[BENCH_STORAGES];
 
 /* What every measurement needs to make a storage's runtime again. */

@@ -48,18 +48,19 @@ static void usage(FILE *f) {
           "usage: texmem bench [MODEL.tflite] [options]\n"
           "\n"
           "Runs a model on the GL runtime in one process, with one texture per tensor\n"
-          "(naive), with planned shared textures (in both layouts) and in the GPU\n"
-          "arena (tensors at base rows of shared textures), all timed side by\n"
-          "side, and reports texture memory, planning and pool creation time, median\n"
-          "latency and whether all runs give bit-identical outputs. Without a model: the built-in MobileNet v2 224x224\n"
-          "(fixed seed).\n"
+          "(naive), with planned shared textures (in both layouts), in the texture\n"
+          "arena (tensors at base rows of shared textures) and in the buffer arena\n"
+          "(tensors at texel offsets of an SSBO), all timed side by side, and reports\n"
+          "texture memory, planning and pool creation time, median latency and\n"
+          "whether all runs give bit-identical outputs. Without a model: the built-in\n"
+          "MobileNet v2 224x224 (fixed seed).\n"
           "\n"
           "options:\n"
           "  --strategy S       strategy of the planned run (default best); the other\n"
           "                     storage uses best where S does not apply to it\n"
           "  --layout L         natural | linear | auto (default auto: the smaller plan)\n"
-          "  --storage S        objects | arena | auto (default auto: the smaller); both\n"
-          "                     storages always run side by side\n"
+          "  --storage S        objects | arena | buffer | auto (default auto: buffer,\n"
+          "                     see docs/runtime.md); all storages run side by side\n"
           "  --precision P      fp16 | fp32 (default fp16)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
           "  --plan-only        print the memory tables only, run nothing (any model)\n"
@@ -79,6 +80,7 @@ static void usage(FILE *f) {
 static bool parse_storage(const char *v, int *out) {
   if (!strcmp(v, "objects")) *out = TEXMEM_STORAGE_OBJECTS;
   else if (!strcmp(v, "arena")) *out = TEXMEM_STORAGE_ARENA;
+  else if (!strcmp(v, "buffer")) *out = TEXMEM_STORAGE_BUFFER;
   else if (!strcmp(v, "auto")) *out = STORAGE_AUTO;
   else return false;
   return true;
@@ -119,7 +121,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       i++;
     } else if (!strcmp(a, "--storage") && v) {
       if (!parse_storage(v, &o->storage)) {
-        fprintf(stderr, "texmem bench: unknown storage '%s' (objects, arena or auto)\n", v);
+        fprintf(stderr, "texmem bench: unknown storage '%s' (objects, arena, buffer or auto)\n",
+                v);
         return CLI_EXIT_BAD_INPUT;
       }
       i++;
@@ -180,13 +183,14 @@ typedef struct bench {
   bool identical;
   texmem_op_tally *unsupported; /* operators the runtime cannot execute */
   size_t n_unsupported;
-  /* Storage, side by side: objects = `planned` above, arena = `arena`. */
+  /* Storage, side by side: objects = `planned` above, the texture arena
+   * `arena`, the buffer arena `buffer`. */
   texmem_storage storage;           /* of the reported planned run */
-  texmem_runtime *arena;
-  double lat_arena;
+  texmem_runtime *arena, *buffer;
+  double lat_arena, lat_buffer;
   uint64_t max_live, positional_max; /* bytes at the run's precision */
-  uint64_t barriers[2], dispatches[2]; /* one run: objects, arena */
-  bool identical_storage[2];
+  uint64_t barriers[3], dispatches[3]; /* one run: objects, arena, buffer */
+  bool identical_storage[3];
   bench_setup setup; /* naive, objects (the planned layout), arena */
   texmem_runtime_stats stats[BENCH_STORAGES];
   bench_profile profile;
@@ -200,7 +204,8 @@ static void destroy_runtimes(bench *b) {
   texmem_runtime_destroy(b->planned);
   texmem_runtime_destroy(b->other);
   texmem_runtime_destroy(b->arena);
-  b->naive = b->planned = b->other = b->arena = NULL;
+  texmem_runtime_destroy(b->buffer);
+  b->naive = b->planned = b->other = b->arena = b->buffer = NULL;
 }
 
 static void bench_free(bench *b) {
@@ -265,27 +270,30 @@ static texmem_status timed_run(texmem_runtime *rt, double *ms, texmem_error *err
   return st;
 }
 
-/* Every output of both runtimes, compared bit for bit. */
+/* Every output of every planned runtime against the naive one, bit for
+ * bit: objects (both layouts), arena, buffer. */
 static texmem_status compare_outputs(bench *b, texmem_error *err) {
   size_t n_out;
   texmem_model_outputs(b->model, &n_out);
-  b->identical = b->identical_storage[0] = b->identical_storage[1] = true;
+  texmem_runtime *const rts[4] = {b->planned, b->arena, b->buffer, b->other};
+  bool *same[4] = {&b->identical_storage[0], &b->identical_storage[1], &b->identical_storage[2],
+                   &b->identical};
+  for (int k = 0; k < 4; k++) *same[k] = true;
   for (size_t i = 0; i < n_out; i++) {
     size_t n = texmem_runtime_output_size(b->naive, i);
     float *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
     texmem_status st = !x || !y ? TEXMEM_STATUS_OUT_OF_MEMORY : TEXMEM_STATUS_OK;
     if (st) snprintf(err->message, sizeof err->message, "out of memory");
     if (!st) st = texmem_runtime_get_output(b->naive, i, x, err);
-    if (!st) st = texmem_runtime_get_output(b->planned, i, y, err);
-    if (!st && memcmp(x, y, n * sizeof *x) != 0) b->identical = b->identical_storage[0] = false;
-    if (!st) st = texmem_runtime_get_output(b->other, i, y, err);
-    if (!st && memcmp(x, y, n * sizeof *x) != 0) b->identical = false;
-    if (!st) st = texmem_runtime_get_output(b->arena, i, y, err);
-    if (!st && memcmp(x, y, n * sizeof *x) != 0) b->identical = b->identical_storage[1] = false;
+    for (int k = 0; k < 4 && !st; k++) {
+      st = texmem_runtime_get_output(rts[k], i, y, err);
+      if (!st && memcmp(x, y, n * sizeof *x) != 0) *same[k] = false;
+    }
     free(x);
     free(y);
     if (st) return st;
   }
+  for (int k = 0; k < 3; k++) b->identical = b->identical && *same[k];
   return TEXMEM_STATUS_OK;
 }
 
@@ -296,23 +304,29 @@ static texmem_strategy storage_strategy(const opts *o, texmem_plan_kind k) {
   return texmem_strategy_supports(o->strategy, k) ? o->strategy : TEXMEM_STRATEGY_BEST;
 }
 
-/* --storage auto: the smaller pool; the reported bound is the one of the
- * storage's problem (positional_max for objects, max_live for an arena). */
+/* --storage auto: the buffer arena (see docs/runtime.md, "Which storage"):
+ * it reaches max_live like the texture arena, and keeps every tensor dense
+ * as one texture per tensor does, where the texture arena folds it into
+ * rows of a wide texture. The reported bound is the one of the storage's
+ * problem (positional_max for objects, max_live for an arena). */
 static void choose_storage(bench *b) {
-  texmem_runtime_stats os, as;
-  texmem_runtime_get_stats(b->planned, &os);
-  texmem_runtime_get_stats(b->arena, &as);
-  if (b->o.storage == STORAGE_AUTO)
-    b->storage = as.texture_bytes < os.texture_bytes ? TEXMEM_STORAGE_ARENA : TEXMEM_STORAGE_OBJECTS;
-  else
-    b->storage = (texmem_storage)b->o.storage;
-  b->lower_bound = b->storage == TEXMEM_STORAGE_ARENA ? b->max_live : b->positional_max;
+  b->storage = b->o.storage == STORAGE_AUTO ? TEXMEM_STORAGE_BUFFER : (texmem_storage)b->o.storage;
+  b->lower_bound = b->storage == TEXMEM_STORAGE_OBJECTS ? b->positional_max : b->max_live;
+}
+
+/* The planned storages side by side: objects, arena, buffer. */
+static int storage_slot(texmem_storage s) {
+  return s == TEXMEM_STORAGE_ARENA ? 1 : s == TEXMEM_STORAGE_BUFFER ? 2 : 0;
+}
+
+static const char *storage_name(texmem_storage s) {
+  return s == TEXMEM_STORAGE_ARENA ? "arena" : s == TEXMEM_STORAGE_BUFFER ? "buffer" : "objects";
 }
 
 /* Barriers and dispatches of one more run of each storage. */
 static texmem_status count_barriers(bench *b, texmem_error *err) {
-  texmem_runtime *rts[2] = {b->planned, b->arena};
-  for (int i = 0; i < 2; i++) {
+  texmem_runtime *rts[3] = {b->planned, b->arena, b->buffer};
+  for (int i = 0; i < 3; i++) {
     texmem_status st = texmem_runtime_finish(rts[i], err);
     if (st) return st;
     texmem_gl_counters_reset(b->ctx);
@@ -328,47 +342,58 @@ static texmem_status count_barriers(bench *b, texmem_error *err) {
 }
 
 static double lat_chosen(const bench *b) {
-  return b->storage == TEXMEM_STORAGE_ARENA ? b->lat_arena : b->lat_planned;
+  const double lat[3] = {b->lat_planned, b->lat_arena, b->lat_buffer};
+  return lat[storage_slot(b->storage)];
 }
 
 static double ratio(uint64_t a, uint64_t b) { return b ? (double)a / (double)b : 0.0; }
 
-static void print_storage_table(const bench *b, const texmem_runtime_stats *os,
-                                const texmem_runtime_stats *as) {
-  printf("\nstorage, side by side (* = the planned run; arena: offsets in rows):\n");
+/* The stats of a planned storage (0 objects, 1 arena, 2 buffer). */
+static const texmem_runtime_stats *slot_stats(const bench *b, int i) {
+  return &b->stats[i == 0 ? BENCH_OBJECTS : i == 1 ? BENCH_ARENA : BENCH_BUFFER];
+}
+
+static void print_storage_table(const bench *b) {
+  printf("\nstorage, side by side (* = the planned run; arena: offsets in rows of a texture; "
+         "buffer: offsets in texels of an SSBO):\n");
   printf("  %-26s %12s %9s %9s %16s %11s %10s\n", "storage", "texture MiB", "/max_live",
          "/pos_max", "barriers/disp.", "latency ms", "identical");
-  const texmem_runtime_stats *st[2] = {os, as};
-  const double lat[2] = {b->lat_planned, b->lat_arena};
-  for (int i = 0; i < 2; i++) {
+  const double lat[3] = {b->lat_planned, b->lat_arena, b->lat_buffer};
+  for (int i = 0; i < 3; i++) {
+    const texmem_runtime_stats *s = slot_stats(b, i);
     char name[64];
     if (i == 0)
       snprintf(name, sizeof name, "objects (%s, %zu tex.)",
-               os->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural", os->objects);
+               s->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural", s->objects);
+    else if (i == 1)
+      snprintf(name, sizeof name, "arena (W %" PRIu64 ", %zu tex.)", s->linear_width, s->objects);
     else
-      snprintf(name, sizeof name, "arena (W %" PRIu64 ", %zu tex.)", as->linear_width,
-               as->objects);
+      snprintf(name, sizeof name, "buffer (%zu SSBO%s)", s->objects, s->objects == 1 ? "" : "s");
     char bar[32];
     snprintf(bar, sizeof bar, "%" PRIu64 "/%" PRIu64, b->barriers[i], b->dispatches[i]);
-    printf("  %-26s %12.3f %9.4f %9.4f %16s %11.3f %10s%s\n", name, mib(st[i]->texture_bytes),
-           ratio(st[i]->texture_bytes, b->max_live), ratio(st[i]->texture_bytes, b->positional_max),
-           bar, lat[i], b->identical_storage[i] ? "yes" : "NO",
-           (int)b->storage == i ? "  *" : "");
+    printf("  %-26s %12.3f %9.4f %9.4f %16s %11.3f %10s%s\n", name, mib(s->texture_bytes),
+           ratio(s->texture_bytes, b->max_live), ratio(s->texture_bytes, b->positional_max), bar,
+           lat[i], b->identical_storage[i] ? "yes" : "NO",
+           storage_slot(b->storage) == i ? "  *" : "");
   }
-  printf("  arena / objects: bytes %.4f, latency %.3f (median, interleaved)\n",
-         ratio(as->texture_bytes, os->texture_bytes),
-         b->lat_planned > 0 ? b->lat_arena / b->lat_planned : 0.0);
+  printf("  arena / objects: bytes %.4f, latency %.3f; buffer / objects: bytes %.4f, latency "
+         "%.3f (median, interleaved)\n",
+         ratio(slot_stats(b, 1)->texture_bytes, slot_stats(b, 0)->texture_bytes),
+         b->lat_planned > 0 ? b->lat_arena / b->lat_planned : 0.0,
+         ratio(slot_stats(b, 2)->texture_bytes, slot_stats(b, 0)->texture_bytes),
+         b->lat_planned > 0 ? b->lat_buffer / b->lat_planned : 0.0);
 }
 
-static void print_storage_json(const bench *b, const texmem_runtime_stats *os,
-                               const texmem_runtime_stats *as) {
-  printf("  \"storage_texture_bytes\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64 "},\n",
-         os->texture_bytes, as->texture_bytes);
-  printf("  \"barriers\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64
+static void print_storage_json(const bench *b) {
+  printf("  \"storage_texture_bytes\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64
+         ", \"buffer\": %" PRIu64 "},\n",
+         slot_stats(b, 0)->texture_bytes, slot_stats(b, 1)->texture_bytes,
+         slot_stats(b, 2)->texture_bytes);
+  printf("  \"barriers\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64 ", \"buffer\": %" PRIu64
          ", \"dispatches\": %" PRIu64 "},\n",
-         b->barriers[0], b->barriers[1], b->dispatches[1]);
-  printf("  \"storage_latency_ms\": {\"objects\": %.4f, \"arena\": %.4f},\n", b->lat_planned,
-         b->lat_arena);
+         b->barriers[0], b->barriers[1], b->barriers[2], b->dispatches[1]);
+  printf("  \"storage_latency_ms\": {\"objects\": %.4f, \"arena\": %.4f, \"buffer\": %.4f},\n",
+         b->lat_planned, b->lat_arena, b->lat_buffer);
 }
 
 /* The model line and the planning-only memory table. */
@@ -412,22 +437,21 @@ static void print_unsupported(const bench *b) {
   }
 }
 
-static void print_report(const bench *b, const texmem_runtime_stats *ns,
-                         const texmem_runtime_stats *os, const texmem_runtime_stats *as,
-                         uint64_t peak_rss) {
+static void print_report(const bench *b, uint64_t peak_rss) {
   const opts *o = &b->o;
-  const texmem_runtime_stats *ps = b->storage == TEXMEM_STORAGE_ARENA ? as : os;
+  const texmem_runtime_stats *ns = &b->stats[BENCH_NAIVE];
+  const texmem_runtime_stats *ps = slot_stats(b, storage_slot(b->storage));
   bool builtin = !o->model;
   print_tables(b);
   printf("\nplanned run:  %s storage%s, %s, %s layout%s: %zu textures, %.3f MiB (%" PRIu64
          " bytes), %.3fx the lower bound (%s)\n",
-         b->storage == TEXMEM_STORAGE_ARENA ? "arena" : "objects",
-         o->storage == STORAGE_AUTO ? " (auto)" : "", texmem_strategy_name(ps->strategy),
+         storage_name(b->storage), o->storage == STORAGE_AUTO ? " (auto)" : "",
+         texmem_strategy_name(ps->strategy),
          ps->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural",
          o->layout == LAYOUT_AUTO && b->storage == TEXMEM_STORAGE_OBJECTS ? " (auto)" : "",
          ps->objects, mib(ps->texture_bytes), ps->texture_bytes,
          ratio(ps->texture_bytes, b->lower_bound),
-         b->storage == TEXMEM_STORAGE_ARENA ? "max_live" : "positional_max");
+         b->storage == TEXMEM_STORAGE_OBJECTS ? "positional_max" : "max_live");
   if (ps->layout == TEXMEM_LAYOUT_LINEAR) printf("              linear width %" PRIu64 "\n", ps->linear_width);
   printf("naive run:    %zu textures, %.3f MiB (%" PRIu64 " bytes); planned / naive = %.3f\n",
          ns->objects, mib(ns->texture_bytes), ns->texture_bytes,
@@ -449,7 +473,7 @@ static void print_report(const bench *b, const texmem_runtime_stats *ns,
   printf("layouts:      the objects run in both layouts, side by side: natural %.3f ms, "
          "linear %.3f ms, linear / natural = %.3f\n",
          nat, lin, nat > 0 ? lin / nat : 0.0);
-  print_storage_table(b, os, as);
+  print_storage_table(b);
   bench_memory_print(&b->memory);
   bench_profile_print(&b->profile);
   printf("peak RSS:     %.1f MiB\n", mib(peak_rss));
@@ -457,19 +481,17 @@ static void print_report(const bench *b, const texmem_runtime_stats *ns,
                                              : "planned DIFFER from naive");
 }
 
-static void print_json(const bench *b, const texmem_runtime_stats *ns,
-                       const texmem_runtime_stats *os, const texmem_runtime_stats *as,
-                       uint64_t peak_rss) {
+static void print_json(const bench *b, uint64_t peak_rss) {
   const opts *o = &b->o;
-  const texmem_runtime_stats *ps = b->storage == TEXMEM_STORAGE_ARENA ? as : os;
+  const texmem_runtime_stats *ns = &b->stats[BENCH_NAIVE];
+  const texmem_runtime_stats *ps = slot_stats(b, storage_slot(b->storage));
   printf("{\n  \"model\": ");
   cli_json_str(stdout, o->model ? o->model : "builtin:mobilenet_v2_224");
   printf(",\n  \"tasks\": %zu,\n  \"tensors\": %zu,\n  \"precision\": \"%s\",\n", ps->tasks,
          ps->tensors, o->precision == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16");
   printf("  \"layout\": \"%s\",\n  \"strategy\": \"%s\",\n  \"storage\": \"%s\",\n",
          ps->layout == TEXMEM_LAYOUT_LINEAR ? "linear" : "natural",
-         texmem_strategy_name(ps->strategy),
-         b->storage == TEXMEM_STORAGE_ARENA ? "arena" : "objects");
+         texmem_strategy_name(ps->strategy), storage_name(b->storage));
   printf("  \"texture_bytes\": {\"naive\": %" PRIu64 ", \"planned\": %" PRIu64
          ", \"lower_bound\": %" PRIu64 ", \"max_live\": %" PRIu64 "},\n",
          ns->texture_bytes, ps->texture_bytes, b->lower_bound, b->max_live);
@@ -479,7 +501,7 @@ static void print_json(const bench *b, const texmem_runtime_stats *ns,
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_other : b->lat_planned);
-  print_storage_json(b, os, as);
+  print_storage_json(b);
   bench_memory_json(&b->memory);
   bench_profile_json(&b->profile);
   printf("  \"peak_rss_bytes\": %" PRIu64 ",\n  \"outputs_identical\": %s\n}\n", peak_rss,
@@ -611,6 +633,8 @@ static texmem_status create_runtimes(bench *b, const char **what, texmem_error *
   su->desc[BENCH_ARENA] = (texmem_runtime_desc){
       .strategy = storage_strategy(o, TEXMEM_PLAN_OFFSETS), .storage = TEXMEM_STORAGE_ARENA,
       .precision = o->precision};
+  su->desc[BENCH_BUFFER] = su->desc[BENCH_ARENA];
+  su->desc[BENCH_BUFFER].storage = TEXMEM_STORAGE_BUFFER;
   fprintf(stderr, "texmem bench: creating the naive and the planned runtime\n");
   texmem_status st;
   *what = "naive runtime";
@@ -624,6 +648,8 @@ static texmem_status create_runtimes(bench *b, const char **what, texmem_error *
   if ((st = bench_setup_runtime(&other, BENCH_OBJECTS, false, &b->other, err))) return st;
   *what = "arena runtime";
   if ((st = bench_setup_runtime(su, BENCH_ARENA, false, &b->arena, err))) return st;
+  *what = "buffer arena runtime";
+  if ((st = bench_setup_runtime(su, BENCH_BUFFER, false, &b->buffer, err))) return st;
   choose_storage(b);
   return TEXMEM_STATUS_OK;
 }
@@ -631,25 +657,29 @@ static texmem_status create_runtimes(bench *b, const char **what, texmem_error *
 /* One warm-up, then o->runs timed runs of each, interleaved; medians. */
 static texmem_status time_runs(bench *b, texmem_error *err) {
   const opts *o = &b->o;
-  double *t = calloc(4 * (size_t)o->runs, sizeof *t), warm;
+  double *t = calloc(5 * (size_t)o->runs, sizeof *t), warm;
   if (!t) {
     snprintf(err->message, sizeof err->message, "out of memory");
     return TEXMEM_STATUS_OUT_OF_MEMORY;
   }
-  double *tn = t, *tp = t + o->runs, *to = t + 2 * o->runs, *ta = t + 3 * o->runs;
+  double *tn = t, *tp = t + o->runs, *to = t + 2 * o->runs, *ta = t + 3 * o->runs,
+         *tb = t + 4 * o->runs;
   texmem_status st = timed_run(b->naive, &warm, err);
   if (!st) st = timed_run(b->planned, &warm, err);
   if (!st) st = timed_run(b->other, &warm, err);
   if (!st) st = timed_run(b->arena, &warm, err);
+  if (!st) st = timed_run(b->buffer, &warm, err);
   bool tty = isatty(STDERR_FILENO);
   if (!tty) fprintf(stderr, "texmem bench: %u timed runs of each\n", o->runs);
   for (unsigned r = 0; r < o->runs && !st; r++) {
     if (tty) fprintf(stderr, "\rtexmem bench: run %u/%u", r + 1, o->runs);
-    /* The arena goes first or last in turn: no order bias between storages. */
+    /* The arenas go first or last in turn: no order bias between storages. */
     st = timed_run(b->naive, &tn[r], err);
     if (!st && r % 2) st = timed_run(b->arena, &ta[r], err);
+    if (!st && r % 2) st = timed_run(b->buffer, &tb[r], err);
     if (!st) st = timed_run(b->planned, &tp[r], err);
     if (!st) st = timed_run(b->other, &to[r], err);
+    if (!st && r % 2 == 0) st = timed_run(b->buffer, &tb[r], err);
     if (!st && r % 2 == 0) st = timed_run(b->arena, &ta[r], err);
   }
   if (tty) fprintf(stderr, "\n");
@@ -658,6 +688,7 @@ static texmem_status time_runs(bench *b, texmem_error *err) {
     b->lat_planned = cli_median(tp, o->runs);
     b->lat_other = cli_median(to, o->runs);
     b->lat_arena = cli_median(ta, o->runs);
+    b->lat_buffer = cli_median(tb, o->runs);
   }
   free(t);
   return st;
@@ -669,10 +700,12 @@ static texmem_status measure_storages(bench *b, const char **what, texmem_error 
   texmem_runtime_get_stats(b->naive, &b->stats[BENCH_NAIVE]);
   texmem_runtime_get_stats(b->planned, &b->stats[BENCH_OBJECTS]);
   texmem_runtime_get_stats(b->arena, &b->stats[BENCH_ARENA]);
+  texmem_runtime_get_stats(b->buffer, &b->stats[BENCH_BUFFER]);
   texmem_status st;
   if (b->o.profile) {
     fprintf(stderr, "texmem bench: profiling %u runs of each storage\n", b->o.runs);
-    texmem_runtime *const unprofiled[BENCH_STORAGES] = {b->naive, b->planned, b->arena};
+    texmem_runtime *const unprofiled[BENCH_STORAGES] = {b->naive, b->planned, b->arena,
+                                                        b->buffer};
     *what = "profile";
     if ((st = bench_profile_measure(&b->setup, unprofiled, &b->profile, err))) return st;
   }
@@ -704,12 +737,10 @@ int texmem_cmd_bench(int argc, char **argv) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   uint64_t peak_rss = (uint64_t)ru.ru_maxrss * 1024u;
-  const texmem_runtime_stats *ns = &b.stats[BENCH_NAIVE], *os = &b.stats[BENCH_OBJECTS],
-                             *as = &b.stats[BENCH_ARENA];
   if (o->json)
-    print_json(&b, ns, os, as, peak_rss);
+    print_json(&b, peak_rss);
   else
-    print_report(&b, ns, os, as, peak_rss);
+    print_report(&b, peak_rss);
   bool identical = b.identical;
   bench_free(&b);
   if (!identical) {
