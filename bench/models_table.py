@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The README's per-model table, measured in one run: `texmem bench --json`
-on the built-in MobileNet v2 and on every cached MediaPipe model.
+on the built-in MobileNet v2 and on every cached MediaPipe model. The arena
+columns are the buffer arena's (the default storage); the latency columns
+give both arenas against shared objects.
 
 usage: bench/models_table.py TEXMEM_BINARY [--runs N] [--repeat K] [--cache DIR]
                              [--oracle-log CTEST_LOG] [--driver-memory]
@@ -75,10 +77,11 @@ def main():
     rows += [(f[:-7], os.path.join(cache, f), s) for f, s in models_list(root)]
     driver = "--driver-memory" in args
     print("| model | operators | tensors | one texture each | shared objects (best) "
-          "| arena | arena / max_live | objects / positional_max | latency arena / objects "
+          "| arena | arena / max_live | objects / positional_max | weights (fp32) "
+          "| latency buffer arena / objects | latency texture arena / objects "
           "| outputs bit-identical |" + (" error vs TFLite |" if oracle else "") +
           (" driver MiB naive / objects / arena |" if driver else ""))
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + ("---:|" if oracle else "") +
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|" + ("---:|" if oracle else "") +
           ("---:|" if driver else ""))
     for name, path, shape in rows:
         base = [exe, "bench"] + ([path] if path else [])
@@ -88,7 +91,7 @@ def main():
         if mem is None:
             print(f"| {name} | failed (exit {code}) |")
             continue
-        ratios, r = [], None
+        ratios, tex_ratios, r = [], [], None
         for _ in range(repeat):
             code, rk = run(base + ["--precision", "fp32", "--runs", runs, "--json"])
             if rk is None or "outputs_identical" not in rk:
@@ -97,7 +100,8 @@ def main():
             if r is None or not rk["outputs_identical"]:
                 r = rk
             lat = rk["storage_latency_ms"]
-            ratios.append(lat["arena"] / lat["objects"])
+            ratios.append(lat["buffer"] / lat["objects"])
+            tex_ratios.append(lat["arena"] / lat["objects"])
         plan = [exe, "plan"] + (["--model", path] if path else []) + (
             ["--input-shape", shape] if shape else [])
         code, pl = (run(plan + ["--dims", "3", "--kind", "offsets", "--layout", "linear",
@@ -107,7 +111,7 @@ def main():
         objects = min(pb["best"].values())
         pos = mem["lower_bound"]
         if r is not None:
-            arena = r["storage_texture_bytes"]["arena"]
+            arena = r["storage_texture_bytes"]["buffer"]
             max_live = r["texture_bytes"]["max_live"]
         elif pl is not None:
             arena = pl["results"][0]["total"] * 16
@@ -116,15 +120,17 @@ def main():
             arena = max_live = 0
         ops = mem["tasks"]
         if r is not None:
-            speed = f"{sorted(ratios)[len(ratios) // 2]:.3f}"
+            speed = (f"{sorted(ratios)[len(ratios) // 2]:.3f} | "
+                     f"{sorted(tex_ratios)[len(tex_ratios) // 2]:.3f}")
             ident = "yes" if r["outputs_identical"] else "NO"
+            weights = f"{mib(r['weights_bytes']):.3f}"
         else:
             unsup = ", ".join(f"{u['name']} x{u['count']}" for u in mem.get("unsupported_ops", []))
-            speed, ident = "-", f"not run: {unsup}"
+            speed, ident, weights = "- | -", f"not run: {unsup}", "-"
         arena_cols = (f"{mib(arena):.3f} | {arena / max_live:.4f}" if arena and max_live
                       else "- | -")
         print(f"| {name} | {ops} | {mem['tensors']} | {mib(naive):.3f} | {mib(objects):.3f} | "
-              f"{arena_cols} | {objects / pos:.3f} | {speed} | {ident} |" +
+              f"{arena_cols} | {objects / pos:.3f} | {weights} | {speed} | {ident} |" +
               (f" {oracle.get(name, '-')} |" if oracle else "") +
               (f" {driver_cell(r)} |" if driver else ""))
 
