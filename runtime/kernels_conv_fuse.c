@@ -113,19 +113,36 @@ texmem_status texmem__fuse_find(const texmem_model *m, int32_t **next, size_t *n
   return TEXMEM_STATUS_OK;
 }
 
-void texmem__fuse_records(const texmem_model *m, const int32_t *pair, texmem_record *rec,
-                          int32_t *tensor_of, size_t *n) {
+/* The task operator k runs in: a fused operator's is its convolution's. */
+static int64_t task_of(const int32_t *pair, size_t k) {
+  return pair[k] >= 0 && pair[k] < (int32_t)k ? pair[k] : (int64_t)k;
+}
+
+texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, texmem_record *rec,
+                                   int32_t *tensor_of, size_t *n, texmem_error *err) {
+  size_t n_tensors = texmem_model_tensor_count(m);
+  int64_t *last = malloc((n_tensors ? n_tensors : 1) * sizeof *last);
+  if (!last) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < n_tensors; i++) last[i] = -1;
+  for (size_t k = 0; k < texmem_model_op_count(m); k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    for (size_t j = 0; j < op->n_inputs; j++) {
+      int32_t t = op->inputs[j];
+      if (t >= 0 && (size_t)t < n_tensors && task_of(pair, k) > last[t]) last[t] = task_of(pair, k);
+    }
+  }
   size_t kept = 0;
   for (size_t r = 0; r < *n; r++) {
-    const texmem_tensor *t = tensor_at(m, tensor_of[r]);
-    int32_t p = t->producer;
+    int32_t of = tensor_of[r], p = tensor_at(m, of)->producer;
     if (p >= 0 && pair[p] > p) continue; /* a fused convolution's output */
     texmem_record x = rec[r];
-    if (p >= 0 && pair[p] >= 0) x.first_task = (uint64_t)pair[p]; /* computed by the conv */
+    if (p >= 0) {
+      x.first_task = (uint64_t)task_of(pair, (size_t)p);
+      x.last_task = last[of] > (int64_t)x.first_task ? (uint64_t)last[of] : x.first_task;
+    }
     /* Insertion keeps the order of first task (a fused output moves back
      * past the few records its operators' gap holds). */
     size_t at = kept;
-    int32_t of = tensor_of[r];
     while (at > 0 && rec[at - 1].first_task > x.first_task) {
       rec[at] = rec[at - 1];
       tensor_of[at] = tensor_of[at - 1];
@@ -135,8 +152,66 @@ void texmem__fuse_records(const texmem_model *m, const int32_t *pair, texmem_rec
     tensor_of[at] = of;
     kept++;
   }
+  free(last);
   for (size_t r = 0; r < kept; r++) rec[r].id = r;
   *n = kept;
+  return TEXMEM_STATUS_OK;
+}
+
+/* The fused records (malloc'd copies of rec, tensor_of) and their plan. */
+static texmem_status fused_plan(const texmem_model *m, const int32_t *pair,
+                                const texmem_record *rec, const int32_t *tensor_of, size_t n,
+                                const texmem_plan_desc *pd, texmem_record **frec,
+                                int32_t **fof, size_t *fn, texmem_plan **plan,
+                                texmem_error *err) {
+  *frec = malloc((n ? n : 1) * sizeof **frec);
+  *fof = malloc((n ? n : 1) * sizeof **fof);
+  if (!*frec || !*fof) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  if (n) {
+    memcpy(*frec, rec, n * sizeof *rec);
+    memcpy(*fof, tensor_of, n * sizeof *tensor_of);
+  }
+  *fn = n;
+  texmem_status st = texmem__fuse_records(m, pair, *frec, *fof, fn, err);
+  if (!st) st = texmem_plan_create(*frec, *fn, 3, pd, plan, err);
+  return st;
+}
+
+texmem_status texmem__fuse_plan(const texmem_model *m, int32_t **pair, size_t *n_fused,
+                                texmem_record **rec, int32_t **tensor_of, size_t *n,
+                                const texmem_plan_desc *pd, texmem_plan **plan,
+                                texmem_error *err) {
+  if (!*pair) return texmem_plan_create(*rec, *n, 3, pd, plan, err);
+  texmem_record *frec = NULL;
+  int32_t *fof = NULL;
+  size_t fn = 0;
+  texmem_plan *fp = NULL, *up = NULL;
+  texmem_bounds b;
+  texmem_status st = fused_plan(m, *pair, *rec, *tensor_of, *n, pd, &frec, &fof, &fn, &fp, err);
+  if (!st) st = texmem_lower_bounds(*rec, *n, 3, &b, err);
+  if (!st && texmem_plan_total(fp) > b.max_live) st = texmem_plan_create(*rec, *n, 3, pd, &up, err);
+  if (!st && up && texmem_plan_total(up) < texmem_plan_total(fp)) {
+    free(*pair);
+    *pair = NULL;
+    *n_fused = 0;
+    *plan = up;
+    up = NULL;
+  } else if (!st) {
+    free(*rec);
+    free(*tensor_of);
+    *rec = frec;
+    *tensor_of = fof;
+    *n = fn;
+    *plan = fp;
+    frec = NULL;
+    fof = NULL;
+    fp = NULL;
+  }
+  texmem_plan_destroy(fp);
+  texmem_plan_destroy(up);
+  free(frec);
+  free(fof);
+  return st;
 }
 
 /* Uniforms and bindings of the fused operator f after convolution output

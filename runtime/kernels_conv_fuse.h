@@ -13,18 +13,34 @@
 
 #include "kernel.h"
 
-/* For each operator k of m, the operator fused into it: (*next)[k] = k2,
- * or -1 (malloc'd, n_ops entries, owned by the caller; NULL when m has no
- * operators). *n_fused: how many operators are fused away. */
-texmem_status texmem__fuse_find(const texmem_model *m, int32_t **next, size_t *n_fused,
+/* The fused pairs of m: (*pair)[k] is the other operator of k's pair, or
+ * -1; a convolution's is later, its fused operator's earlier (malloc'd,
+ * one entry an operator, owned by the caller; NULL when m has no
+ * operators). *n_fused: how many pairs. */
+texmem_status texmem__fuse_find(const texmem_model *m, int32_t **pair, size_t *n_fused,
                                 texmem_error *err);
 
 /* The model's records (rec, tensor_of: *n of them, as texmem_model_records
- * gives) for the fused graph: the fused convolutions' outputs removed, and
- * each fused operator's output living from its convolution's task on;
- * still in order of first task, ids renumbered. */
-void texmem__fuse_records(const texmem_model *m, const int32_t *next, texmem_record *rec,
-                          int32_t *tensor_of, size_t *n);
+ * gives) for the fused graph, in place: a fused operator runs in its
+ * convolution's task, so the convolution's output is gone, the operator's
+ * output lives from that task on and its other operand is last read there
+ * (unless a later operator reads it); still in order of first task, ids
+ * renumbered. */
+texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, texmem_record *rec,
+                                   int32_t *tensor_of, size_t *n, texmem_error *err);
+
+/* Plans with pd: on entry *rec, *tensor_of (*n of them) are the model's
+ * records and *pair the fused pairs (NULL: none). The fused records are
+ * kept when their plan is no larger than the model's records allow at
+ * best (their max_live) or than the model's records' plan: fusion never
+ * takes more memory (a fused operator's output lives beside its
+ * convolution's input, which the unfused output could have replaced). On
+ * return *rec, *tensor_of, *n and *plan belong to the plan kept; *pair is
+ * freed and NULL, *n_fused 0, when the unfused records won. */
+texmem_status texmem__fuse_plan(const texmem_model *m, int32_t **pair, size_t *n_fused,
+                                texmem_record **rec, int32_t **tensor_of, size_t *n,
+                                const texmem_plan_desc *pd, texmem_plan **plan,
+                                texmem_error *err);
 
 /* The program of a convolution kernel (op_conv*.comp, op_depthwise*.comp,
  * whose output stage is shaders/conv_common.glsl) with `defines` (may be

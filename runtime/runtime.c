@@ -257,8 +257,6 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
                                           &rt->tensor_of, err);
   if (!st && !d.unfused) st = texmem__fuse_find(model, &rt->fuse_pair, &rt->stats.fused, err);
   if (st) return fail(rt, st);
-  if (rt->fuse_pair)
-    texmem__fuse_records(model, rt->fuse_pair, rt->records, rt->tensor_of, &rt->n_records);
 
   texmem_plan_desc pd = {.kind = kind, .strategy = d.strategy, .layout = d.layout};
   texmem_gl_max_dims(ctx,
@@ -269,7 +267,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (arena && d.arena_max_rows && d.arena_max_rows < pd.max_dims[1])
     pd.max_dims[1] = d.arena_max_rows;
   double t0 = now_us();
-  st = texmem_plan_create(rt->records, rt->n_records, 3, &pd, &rt->plan, err);
+  st = texmem__fuse_plan(model, &rt->fuse_pair, &rt->stats.fused, &rt->records, &rt->tensor_of,
+                         &rt->n_records, &pd, &rt->plan, err);
   rt->stats.plan_us = now_us() - t0;
   if (st) return fail(rt, st);
 

@@ -281,7 +281,8 @@ Test(rt_fusion, mobilenet_v2) {
 }
 
 /* The runtime's records are the model's less the fused convolutions'
- * outputs; the fused operators' outputs start at their convolutions. */
+ * outputs; the fused operators' outputs start at their convolutions, and
+ * their other operands, read there, end there. */
 Test(rt_fusion, records_drop_the_fused_outputs) {
   rt_mb b = rt_mb_new();
   int32_t x = input(&b, 1, 4, 5, 4), r = input(&b, 1, 4, 5, 8);
@@ -305,6 +306,7 @@ Test(rt_fusion, records_drop_the_fused_outputs) {
     if (of[i] == t) continue;
     texmem_record want = rec[i];
     if (of[i] == e) want.first_task = conv_op;
+    if (of[i] == r) want.last_task = conv_op;
     cr_assert_eq(got[j].first_task, want.first_task, "record %zu", j);
     cr_assert_eq(got[j].last_task, want.last_task, "record %zu", j);
     cr_assert_eq(memcmp(got[j].dims, want.dims, sizeof want.dims), 0);
