@@ -66,50 +66,42 @@ static int32_t ew(rt_mb *b, texmem_op_type op, int32_t a, int32_t o, bool o_firs
 typedef struct run_result {
   rt_outputs out;
   texmem_runtime_stats stats;
-  uint64_t dispatches; /* counted by the GL context over one run */
+  uint64_t dispatches; /* counted by the GL context: one run and the reads */
 } run_result;
 
-static const texmem_model *g_model;
+static texmem_gl_context *g_ctx;
+static run_result g_last; /* filled by inspect */
+
+/* The plan is valid for the runtime's records, one a planned tensor, in
+ * order of first task; keeps the stats and the dispatch count. */
+static void inspect(const texmem_model *m, const texmem_runtime_desc *d, const texmem_runtime *rt) {
+  (void)m;
+  (void)d;
+  texmem_runtime_get_stats(rt, &g_last.stats);
+  size_t n_rec = 0;
+  const texmem_record *rec = texmem_runtime_records(rt, &n_rec);
+  cr_assert_eq(n_rec, g_last.stats.tensors);
+  TG_OK(texmem_plan_validate(rec, n_rec, 3, texmem_runtime_plan(rt), &tg_err_));
+  for (size_t i = 1; i < n_rec; i++) cr_assert_leq(rec[i - 1].first_task, rec[i].first_task);
+  texmem_gl_counters c;
+  texmem_gl_counters_get(g_ctx, &c);
+  g_last.dispatches = c.dispatches - g_last.dispatches;
+}
 
 static run_result run(texmem_gl_context *ctx, const texmem_model *m, const texmem_runtime_desc *d,
                       float **in) {
-  run_result r = {0};
-  texmem_runtime *rt = NULL;
-  TG_OK(texmem_runtime_create(ctx, m, d, &rt, &tg_err_));
-  size_t n_in, n_out;
-  texmem_model_inputs(m, &n_in);
-  texmem_model_outputs(m, &n_out);
-  for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(rt, i, in[i], &tg_err_));
-  texmem_gl_counters c0, c1;
-  texmem_gl_counters_get(ctx, &c0);
-  TG_OK(texmem_runtime_run(rt, &tg_err_));
-  TG_OK(texmem_runtime_finish(rt, &tg_err_));
-  texmem_gl_counters_get(ctx, &c1);
-  r.dispatches = c1.dispatches - c0.dispatches;
-  texmem_runtime_get_stats(rt, &r.stats);
-  /* The plan is valid for the runtime's records, one a planned tensor. */
-  size_t n_rec = 0;
-  const texmem_record *rec = texmem_runtime_records(rt, &n_rec);
-  cr_assert_eq(n_rec, r.stats.tensors);
-  TG_OK(texmem_plan_validate(rec, n_rec, 3, texmem_runtime_plan(rt), &tg_err_));
-  for (size_t i = 1; i < n_rec; i++) cr_assert_leq(rec[i - 1].first_task, rec[i].first_task);
-  r.out = (rt_outputs){n_out, calloc(n_out + 1, sizeof(float *)), calloc(n_out + 1, sizeof(size_t))};
-  cr_assert(r.out.v && r.out.count);
-  for (size_t i = 0; i < n_out; i++) {
-    r.out.count[i] = texmem_runtime_output_size(rt, i);
-    r.out.v[i] = malloc((r.out.count[i] + 1) * sizeof(float));
-    cr_assert_not_null(r.out.v[i]);
-    TG_OK(texmem_runtime_get_output(rt, i, r.out.v[i], &tg_err_));
-  }
-  texmem_runtime_destroy(rt);
-  return r;
+  texmem_gl_counters c;
+  texmem_gl_counters_get(ctx, &c);
+  g_ctx = ctx;
+  g_last = (run_result){.dispatches = c.dispatches};
+  g_last.out = rt_run_inspect(ctx, m, d, in, inspect);
+  return g_last;
 }
 
 /* Fused against unfused in fp32 and fp16 (naive and BEST plans, portable
  * and tiled 1x1 kernels): identical outputs, `fused` pairs, that many
  * dispatches and planned tensors fewer. */
 static void check_fused(const texmem_model *m, size_t fused, const char *what) {
-  g_model = m;
   texmem_gl_context *ctx = tg_context();
   size_t n_in;
   float **in = rt_inputs(m, 5, &n_in);
