@@ -33,11 +33,13 @@ static int32_t constant(rt_mb *b, unsigned rank, const int32_t *shape, float lo,
 static int32_t conv(rt_mb *b, int32_t x, int32_t k, int32_t s, int32_t cout, int32_t mult,
                     texmem_activation act) {
   const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  /* Copied: adding tensors may move the model's tensor array. */
+  int32_t xb = (int32_t)t->b, xh = (int32_t)t->h, xw = (int32_t)t->w;
   int32_t cin = (int32_t)t->c, oc = cout ? cout : cin * mult;
   int32_t ws[4] = {cout ? cout : 1, k, k, cout ? cin : oc}, bs = oc;
   float a = 1.5f / sqrtf((float)(k * k * (cout ? cin : 1)));
   int32_t w = constant(b, 4, ws, -a, a), bias = constant(b, 1, &bs, -0.5f, 0.5f);
-  int32_t ys[4] = {(int32_t)t->b, ((int32_t)t->h + s - 1) / s, ((int32_t)t->w + s - 1) / s, oc};
+  int32_t ys[4] = {xb, (xh + s - 1) / s, (xw + s - 1) / s, oc};
   int32_t y = rt_mb_tensor(b, 4, ys), ins[3] = {x, w, bias};
   texmem_op_options o = texmem_op_options_default();
   o.padding = TEXMEM_PADDING_SAME;
