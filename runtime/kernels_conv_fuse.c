@@ -225,19 +225,21 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
   if (texmem__kernel_env_half_images(env))
     len += (size_t)snprintf(defs + len, cap - len, "#define TM_ROUND_HALF 1\n");
   int kind = texmem__ew_unary_kind(f->type);
+  texmem__kernel_int(k, "fchannels", (int32_t)tt->c);
   if (kind >= 0) {
-    snprintf(defs + len, cap - len, "#define TM_FUSE_UNARY 1\n");
-    texmem__kernel_ivec4(k, "fuse", kind, 0, (int32_t)tt->c, 0);
+    snprintf(defs + len, cap - len, "#define TM_FUSE_UNARY 1\n#define TM_FUSE_OP %d\n", kind);
     texmem__kernel_float(k, "falpha", f->options.alpha);
     return TEXMEM_STATUS_OK;
   }
   bool swap = f->inputs[1] == t;
   int32_t oi = swap ? f->inputs[0] : f->inputs[1];
   const texmem_tensor *o = tensor_at(m, oi);
-  texmem__kernel_ivec4(k, "fuse", texmem__ew_binary_mode(f->type), swap, (int32_t)tt->c, 0);
+  texmem_activation act = has_activation(f->type) ? f->options.activation : TEXMEM_ACT_NONE;
+  len += (size_t)snprintf(defs + len, cap - len,
+                          "#define TM_FUSE_OP %d\n#define TM_FUSE_SWAP %d\n#define TM_FUSE_TANH %d\n",
+                          texmem__ew_binary_mode(f->type), swap, act == TEXMEM_ACT_TANH);
   /* The operator's own activation, as uniform fact. */
-  texmem_status s = texmem__ku_activation(
-      name, has_activation(f->type) ? f->options.activation : TEXMEM_ACT_NONE, k, err);
+  texmem_status s = texmem__ku_activation(name, act, k, err);
   if (s) return s;
   k->uniforms[k->n_uniforms - 1].name = "fact";
   if (!(o->flags & TEXMEM_TENSOR_CONSTANT)) {
@@ -261,7 +263,7 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err) {
   static const char *const ins[] = {"x", "e"}, *const outs[] = {"y"},
                            *const bufs[] = {"w", "b", "f"};
-  char defs[256];
+  char defs[384];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
   size_t n_in = 1;
   k->inputs[0] = op->inputs[0];

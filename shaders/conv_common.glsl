@@ -3,19 +3,23 @@
 // addressing and the output stage. The output stage applies the
 // convolution's fused activation and, in a fused program, the
 // element-wise operator that followed the convolution in the model
-// (runtime/kernels_conv_fuse.c): TM_FUSE_UNARY (kind fuse.x), TM_FUSE_IMAGE
-// (binary mode fuse.x with the image `e`, same shape as the output) or
-// TM_FUSE_CONST (binary mode fuse.x with the SSBO `f`, broadcast by fbc
-// from dims fdim as op_binary.comp reads its constant). fuse.y: the
-// convolution's output was the operator's second operand. The operator
-// sees the value the unfused program would have stored and read back:
-// rounded to binary16 first when the tensors are fp16 (TM_ROUND_HALF), so
-// fused and unfused runs agree bit for bit.
+// (runtime/kernels_conv_fuse.c): TM_FUSE_UNARY (tm_unary kind TM_FUSE_OP),
+// TM_FUSE_IMAGE (tm_binary mode TM_FUSE_OP with the image `e`, same shape
+// as the output) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
+// by fbc from dims fdim as op_binary.comp reads its constant).
+// TM_FUSE_SWAP: the convolution's output was the operator's second
+// operand; TM_FUSE_TANH: the operator's own activation ends in tanh. The
+// operator and its options are compile-time constants, so a CPU driver
+// (which runs both sides of a branch it cannot prove uniform) computes
+// only the one operator; the arithmetic is elementwise.glsl's, as in the
+// unfused kernels. The operator sees the value the unfused program would
+// have stored and read back: rounded to binary16 first when the tensors
+// are fp16 (TM_ROUND_HALF), so fused and unfused runs agree bit for bit.
 uniform highp vec4 act;  // the convolution's: clamp min, clamp max, tanh if > 0
 uniform highp int batch; // z = batch * slices + slice; 0 = 1
 #if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST)
-uniform highp ivec4 fuse;  // mode or kind, swapped operands, output channels, 0
-uniform highp vec4 fact;   // the fused operator's own activation
+uniform highp int fchannels; // output channels
+uniform highp vec4 fact;     // the fused operator's own activation
 uniform highp float falpha; // LEAKY_RELU's alpha
 #endif
 #ifdef TM_FUSE_CONST
@@ -43,20 +47,28 @@ highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
   v = tm_half_rne(v);
 #endif
 #if defined(TM_FUSE_UNARY)
-  v = tm_unary(fuse.x, v, falpha);
+  v = tm_unary(TM_FUSE_OP, v, falpha);
 #else
 #if defined(TM_FUSE_IMAGE)
   highp vec4 o = e_read(p);
 #else
-  highp int oslices = (fuse.z + 3) >> 2, ob = p.z / oslices;
+  highp int oslices = (fchannels + 3) >> 2, ob = p.z / oslices;
   highp ivec3 q = tm_bcast(ivec4(p.xy, ob, zs), oslices, fbc);
   highp vec4 o = f_at(tm_const_index(q, fdim));
   if (fbc.z != 0) o = o.xxxx;
 #endif
-  v = fuse.y != 0 ? tm_binary(fuse.x, o, v) : tm_binary(fuse.x, v, o);
-  v = tm_activate(v, fact);
+#if TM_FUSE_SWAP
+  v = tm_binary(TM_FUSE_OP, o, v);
+#else
+  v = tm_binary(TM_FUSE_OP, v, o);
 #endif
-  v = tm_mask_pad(v, zs, fuse.z);
+#if TM_FUSE_TANH
+  v = tm_activate(v, fact);
+#else
+  v = clamp(v, fact.x, fact.y); // tm_activate without its tanh
+#endif
+#endif
+  v = tm_mask_pad(v, zs, fchannels);
 #endif
   return v;
 }
