@@ -138,7 +138,8 @@ static char *program_source(const char *defines, const char *body) {
     const char *inc = NULL;
     static const char directive[] = "#include \"";
     if (!strncmp(line, directive, sizeof directive - 1)) {
-      const char *name = line + sizeof directive - 1, *q = memchr(name, '"', n - (sizeof directive - 1));
+      const char *name = line + sizeof directive - 1;
+      const char *q = memchr(name, '"', n - (sizeof directive - 1));
       char file[64];
       size_t fl = q ? (size_t)(q - name) : sizeof file;
       if (fl < sizeof file) {

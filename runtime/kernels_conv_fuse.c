@@ -236,7 +236,8 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
   const texmem_tensor *o = tensor_at(m, oi);
   texmem_activation act = has_activation(f->type) ? f->options.activation : TEXMEM_ACT_NONE;
   len += (size_t)snprintf(defs + len, cap - len,
-                          "#define TM_FUSE_OP %d\n#define TM_FUSE_SWAP %d\n#define TM_FUSE_TANH %d\n",
+                          "#define TM_FUSE_OP %d\n#define TM_FUSE_SWAP %d\n"
+                          "#define TM_FUSE_TANH %d\n",
                           texmem__ew_binary_mode(f->type), swap, act == TEXMEM_ACT_TANH);
   /* The operator's own activation, as uniform fact. */
   texmem_status s = texmem__ku_activation(name, act, k, err);

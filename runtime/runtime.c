@@ -300,7 +300,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   bool half_weights = d.precision == TEXMEM_PRECISION_FP16 && !d.fp32_weights;
   st = texmem__kernel_env_create(ctx, half_weights, &rt->env, err);
   rt->stats.tiled = use_tiled(ctx, d.kernels);
-  if (!st) texmem__kernel_env_configure(rt->env, d.precision == TEXMEM_PRECISION_FP16, rt->stats.tiled);
+  if (!st)
+    texmem__kernel_env_configure(rt->env, d.precision == TEXMEM_PRECISION_FP16, rt->stats.tiled);
   for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
   if (st) return fail(rt, st);
   link_gl_ops(rt);
