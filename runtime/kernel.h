@@ -57,6 +57,9 @@ typedef struct texmem__kernel {
    * the operator's task; passes write disjoint texels of the outputs. */
   uint32_t pass;     /* in */
   uint32_t n_passes; /* out, pass 0 */
+  /* In: the element-wise operator fused into this convolution's output
+   * (kernels_conv_fuse.h), or NULL; the kernel then writes its output. */
+  const texmem_op *fused;
 } texmem__kernel;
 
 typedef texmem_status (*texmem__kernel_build_fn)(texmem__kernel_env *env,
@@ -108,5 +111,17 @@ texmem_status texmem__kernel_softmax(texmem__kernel_env *, const texmem_model *,
 texmem_status texmem__kernel_strided_slice(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_split(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
 texmem_status texmem__kernel_transpose_conv_builtin(texmem__kernel_env *, const texmem_model *, const texmem_op *, texmem__kernel *, texmem_error *);
+
+/* Element-wise helpers the fused convolutions share (kernels_elementwise.c):
+ * the shader's operator number (tm_unary kind, tm_binary mode; -1 for other
+ * types), a tensor's shape as written right-aligned to rank r (numpy
+ * broadcasting) and placed as (B, H, W, C), and a constant operand of that
+ * aligned shape as PHWC4 vec4s. */
+int texmem__ew_unary_kind(texmem_op_type t);
+int texmem__ew_binary_mode(texmem_op_type t);
+void texmem__ew_align_bhwc(const texmem_tensor *t, unsigned r, int32_t s[4]);
+texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
+                                      const texmem_tensor *t, const int32_t s[4],
+                                      texmem_gl_buffer *buf, texmem_error *err);
 
 #endif

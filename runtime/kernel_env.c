@@ -21,6 +21,8 @@ struct texmem__kernel_env {
   size_t n_buffers, cap_buffers;
   uint64_t weights_bytes;
   bool half_weights; /* buffers hold binary16 */
+  bool half_images;  /* tensors are RGBA16F */
+  bool tiled;        /* 1x1 convolutions: op_conv1x1_tiled.comp */
 };
 
 texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, bool half_weights,
@@ -51,6 +53,18 @@ void texmem__kernel_env_destroy(texmem__kernel_env *env) {
 uint64_t texmem__kernel_env_weights_bytes(const texmem__kernel_env *env) {
   return env ? env->weights_bytes : 0;
 }
+
+void texmem__kernel_env_configure(texmem__kernel_env *env, bool half_images, bool tiled) {
+  if (!env) return;
+  env->half_images = half_images;
+  env->tiled = tiled;
+}
+
+bool texmem__kernel_env_half_images(const texmem__kernel_env *env) {
+  return env && env->half_images;
+}
+
+bool texmem__kernel_env_tiled(const texmem__kernel_env *env) { return env && env->tiled; }
 
 bool texmem__kernel_env_half_weights(const texmem__kernel_env *env) {
   return env && env->half_weights;
@@ -94,6 +108,54 @@ static const char *op_shader_source(const char *file_name) {
   return NULL;
 }
 
+/* Appends n bytes of s to the growing string *b (length *len, capacity
+ * *cap); false on out of memory. */
+static bool append(char **b, size_t *len, size_t *cap, const char *s, size_t n) {
+  if (*len + n + 1 > *cap) {
+    size_t nc = (*len + n + 1) * 2;
+    char *g = realloc(*b, nc);
+    if (!g) return false;
+    *b = g;
+    *cap = nc;
+  }
+  memcpy(*b + *len, s, n);
+  *len += n;
+  (*b)[*len] = '\0';
+  return true;
+}
+
+/* defines, then body with each line `#include "NAME"` replaced by the
+ * embedded shaders/NAME (one level: GLSL ES has no #include, and the
+ * shaders share element-wise code through it). An unknown name stays as
+ * it is, for the compiler to reject. NULL on out of memory. */
+static char *program_source(const char *defines, const char *body) {
+  char *b = NULL;
+  size_t len = 0, cap = 0;
+  bool ok = append(&b, &len, &cap, defines ? defines : "", defines ? strlen(defines) : 0);
+  for (const char *line = body; ok && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
+    const char *inc = NULL;
+    static const char directive[] = "#include \"";
+    if (!strncmp(line, directive, sizeof directive - 1)) {
+      const char *name = line + sizeof directive - 1;
+      const char *q = memchr(name, '"', n - (sizeof directive - 1));
+      char file[64];
+      size_t fl = q ? (size_t)(q - name) : sizeof file;
+      if (fl < sizeof file) {
+        memcpy(file, name, fl);
+        file[fl] = '\0';
+        inc = op_shader_source(file);
+      }
+    }
+    ok = inc ? append(&b, &len, &cap, inc, strlen(inc)) && append(&b, &len, &cap, "\n", 1)
+             : append(&b, &len, &cap, line, n);
+    line += n;
+  }
+  if (!ok) free(b);
+  return ok ? b : NULL;
+}
+
 texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char *shader_file,
                                              const char *defines, const char *const *inputs,
                                              size_t n_inputs, const char *const *outputs,
@@ -126,19 +188,13 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
     env->programs = np;
     env->cap_programs = nc;
   }
-  char *source = NULL;
-  if (defines && *defines) {
-    size_t a = strlen(defines), b = strlen(body);
-    source = malloc(a + b + 1);
-    if (!source) {
-      free(key);
-      return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-    }
-    memcpy(source, defines, a);
-    memcpy(source + a, body, b + 1);
+  char *source = program_source(defines, body);
+  if (!source) {
+    free(key);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
   texmem_gl_program_desc d = {.name = shader_file,
-                              .source = source ? source : body,
+                              .source = source,
                               .inputs = inputs,
                               .n_inputs = n_inputs,
                               .outputs = outputs,

@@ -12,6 +12,13 @@
  * every program reads them so. */
 texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, bool half_weights,
                                         texmem__kernel_env **out, texmem_error *err);
+/* half_images: tensors are RGBA16F (a fused kernel rounds as a store
+ * would); tiled: 1x1 convolutions take the shared-memory tiled kernel
+ * (op_conv1x1_tiled.comp) instead of the register-tiled one. Both false
+ * after create. */
+void texmem__kernel_env_configure(texmem__kernel_env *env, bool half_images, bool tiled);
+bool texmem__kernel_env_half_images(const texmem__kernel_env *env);
+bool texmem__kernel_env_tiled(const texmem__kernel_env *env);
 /* True when buffers are binary16 (kernels with exactness limits check it). */
 bool texmem__kernel_env_half_weights(const texmem__kernel_env *env);
 /* Destroys every program and buffer made through env; NULL is a no-op. */

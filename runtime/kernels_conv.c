@@ -1,11 +1,70 @@
 /* CONV_2D: OHWI weights packed into 4x4 vec4 blocks for groups of 4
  * output slices; one shader invocation computes 4 output pixels x 4
  * slices (each weight vec4 feeds 4 pixels, each texel read 16
- * multiply-adds). 1x1 kernels take a loop
- * without bounds checks (op_conv1x1.comp), everything else op_conv.comp.
- * Pixels run over batch x H x W. Padding, output size and activation
- * follow TFLite. */
+ * multiply-adds). 1x1 kernels take a loop without bounds checks:
+ * op_conv1x1.comp, or on GPUs (texmem__kernel_env_tiled) the work-group
+ * tiled op_conv1x1_tiled.comp; everything else op_conv.comp. Pixels run
+ * over batch x H x W. Padding, output size and activation follow TFLite. */
+#include <stdio.h>
+
+#include "kernel_env.h"
 #include "kernels_conv_common.h"
+#include "kernels_conv_fuse.h"
+
+/* A tile of op_conv1x1_tiled.comp: pixel quads, groups of 4 output slices
+ * and input-slice parts (pq * sg * ks = 64 invocations). */
+typedef struct conv_tile {
+  uint32_t pq, sg, ks;
+} conv_tile;
+
+/* Work groups a GPU wants to be busy: on a large GPU (an H100 holds 132
+ * x 32 work groups of 64) the product of a small layer (MobileNet's 7x7)
+ * has few tiles, each a long serial loop, so smaller tiles that split the
+ * input slices are worth their shared-memory sums below this. */
+#define WANT_GROUPS 256u
+
+/* The largest tile giving WANT_GROUPS work groups, else the smallest. */
+static conv_tile pick_tile(uint64_t pixels, uint32_t groups4) {
+  static const conv_tile tiles[] = {{16, 4, 1}, {8, 4, 2}, {4, 4, 4}};
+  for (size_t i = 0; i + 1 < sizeof tiles / sizeof tiles[0]; i++) {
+    uint64_t n = (pixels + 4 * tiles[i].pq - 1) / (4 * tiles[i].pq) *
+                 ((groups4 + tiles[i].sg - 1) / tiles[i].sg);
+    if (n >= WANT_GROUPS) return tiles[i];
+  }
+  return tiles[sizeof tiles / sizeof tiles[0] - 1];
+}
+
+/* Splits `n` work groups of a flat index over the x and y counts. */
+static texmem_status flat_groups(const char *name, uint64_t n, texmem__kernel *out,
+                                 texmem_error *err) {
+  uint64_t gx = n < 65535 ? n : 65535, gy = (n + gx - 1) / gx;
+  if (gy > 65535)
+    return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "%s: output too large", name);
+  out->groups[0] = (uint32_t)gx;
+  out->groups[1] = (uint32_t)gy;
+  out->groups[2] = 1;
+  return TEXMEM_STATUS_OK;
+}
+
+/* The tiled 1x1 program and its uniforms (pixels over batch x H x W). */
+static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *model,
+                                   const texmem_op *op, uint64_t pixels, uint32_t ng,
+                                   texmem__kernel *out, texmem_error *err) {
+  conv_tile t = pick_tile(pixels, ng);
+  uint64_t ptiles = (pixels + 4 * t.pq - 1) / (4 * t.pq), stiles = (ng + t.sg - 1) / t.sg;
+  if (ptiles * stiles > (uint64_t)INT32_MAX / 2)
+    return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "CONV_2D: output too large");
+  char defs[96];
+  snprintf(defs, sizeof defs, "#define TM_PQ %u\n#define TM_SG %u\n#define TM_KS %u\n", t.pq,
+           t.sg, t.ks);
+  const uint32_t local[3] = {t.pq * t.sg * t.ks, 1, 1};
+  texmem_status s =
+      texmem__conv_program(env, model, op, "op_conv1x1_tiled.comp", defs, local, out, err);
+  if (s) return s;
+  const texmem_op_options *o = &op->options;
+  texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, (int32_t)ptiles, (int32_t)ng);
+  return flat_groups("CONV_2D", ptiles * stiles, out, err);
+}
 
 texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model *model,
                                     const texmem_op *op, texmem__kernel *out, texmem_error *err) {
@@ -42,23 +101,22 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
   if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
 
-  static const char *const ins[] = {"x"}, *const outs[] = {"y"}, *const bufs[] = {"w", "b"};
+  uint64_t pixels = (uint64_t)ow * (uint64_t)oh * x->b;
+  if (one && texmem__kernel_env_tiled(env)) {
+    if ((s = conv1x1_tiled(env, model, op, pixels, ng, out, err))) return s;
+    texmem__ku_batch(out, x->b);
+    return TEXMEM_STATUS_OK;
+  }
   /* Flat invocations: quads of pixels x groups, 64 a work group, split
    * over the x and y work group counts (each at most 65535). */
-  uint64_t quads =
-      ((uint64_t)ow * (uint64_t)oh * x->b + TEXMEM__CONV_PX - 1) / TEXMEM__CONV_PX;
-  uint64_t wgs = (quads * ng + 63) / 64, gx = wgs < 65535 ? wgs : 65535, gy = (wgs + gx - 1) / gx;
-  if (quads * ng > (uint64_t)INT32_MAX / 2 || gy > 65535)
+  uint64_t quads = (pixels + TEXMEM__CONV_PX - 1) / TEXMEM__CONV_PX;
+  if (quads * ng > (uint64_t)INT32_MAX / 2)
     return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "%s: output %dx%dx%u too large", name,
                         oh, ow, O);
   const uint32_t local[3] = {64, 1, 1};
-  if ((s = texmem__kernel_program(env, one ? "op_conv1x1.comp" : "op_conv.comp", ins, 1, outs, 1,
-                                  bufs, 2, local, &out->program, err)))
+  if ((s = texmem__conv_program(env, model, op, one ? "op_conv1x1.comp" : "op_conv.comp", NULL,
+                                local, out, err)))
     return s;
-  out->inputs[0] = op->inputs[0];
-  out->n_inputs = 1;
-  out->outputs[0] = op->outputs[0];
-  out->n_outputs = 1;
   if (one) {
     texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, (int32_t)quads, 0);
   } else {
@@ -68,8 +126,5 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
     texmem__kernel_int(out, "quads", (int32_t)quads);
   }
   texmem__ku_batch(out, x->b);
-  out->groups[0] = (uint32_t)gx;
-  out->groups[1] = (uint32_t)gy;
-  out->groups[2] = 1;
-  return TEXMEM_STATUS_OK;
+  return flat_groups(name, (quads * ng + 63) / 64, out, err);
 }

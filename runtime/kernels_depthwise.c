@@ -3,6 +3,7 @@
  * reads the same slice (op_depthwise.comp); a multiplier M > 1 gathers
  * input channel c / M for each output channel c (op_depthwise_mult.comp). */
 #include "kernels_conv_common.h"
+#include "kernels_conv_fuse.h"
 
 texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_model *model,
                                        const texmem_op *op, texmem__kernel *out,
@@ -42,19 +43,14 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
     for (size_t t = 0; t < taps; t++) pw[((oc / 4) * taps + t) * 4 + oc % 4] = wd[t * OC + oc];
   if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
 
-  static const char *const ins[] = {"x"}, *const outs[] = {"y"}, *const bufs[] = {"w", "b"};
   /* 3x3 (MobileNet's): 4 pixels an invocation sharing input columns. */
   bool k3 = mult == 1 && KH == 3 && KW == 3 && o->dilation_w == 1 && o->dilation_h == 1;
   const char *file = k3 ? "op_depthwise3x3.comp"
                      : mult == 1 ? "op_depthwise.comp" : "op_depthwise_mult.comp";
   const uint32_t local_2d[3] = {8, 8, 1}, local_flat[3] = {64, 1, 1};
-  if ((s = texmem__kernel_program(env, file, ins, 1, outs, 1, bufs, 2, k3 ? local_flat : local_2d,
-                                  &out->program, err)))
+  if ((s = texmem__conv_program(env, model, op, file, NULL, k3 ? local_flat : local_2d, out,
+                                err)))
     return s;
-  out->inputs[0] = op->inputs[0];
-  out->n_inputs = 1;
-  out->outputs[0] = op->outputs[0];
-  out->n_outputs = 1;
   int32_t pt = g.pad_top, pl = g.pad_left;
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);
   texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);

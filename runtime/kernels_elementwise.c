@@ -6,13 +6,36 @@
  * PHWC4 order of its own shape; a non-constant one is an image. */
 #include "kernels_util.h"
 
-/* Shape as written, right-aligned to rank r (numpy broadcasting), then
- * placed as (B, H, W, C) the way a rank-r tensor maps to BHWC. */
-static void align_bhwc(const texmem_tensor *t, unsigned r, int32_t s[4]) {
+void texmem__ew_align_bhwc(const texmem_tensor *t, unsigned r, int32_t s[4]) {
   s[0] = s[1] = s[2] = s[3] = 1;
   unsigned lead = r - t->rank;
   for (unsigned i = lead; i < r; i++)
     s[texmem__ku_axis_component(r, i)] = t->shape[i - lead];
+}
+
+int texmem__ew_unary_kind(texmem_op_type t) {
+  switch (t) {
+    case TEXMEM_OP_RELU: return 0;
+    case TEXMEM_OP_RELU6: return 1;
+    case TEXMEM_OP_LOGISTIC: return 2;
+    case TEXMEM_OP_HARD_SWISH: return 3;
+    case TEXMEM_OP_TANH: return 4;
+    case TEXMEM_OP_LEAKY_RELU: return 5;
+    default: return -1;
+  }
+}
+
+int texmem__ew_binary_mode(texmem_op_type t) {
+  switch (t) {
+    case TEXMEM_OP_ADD: return 0;
+    case TEXMEM_OP_MUL: return 1;
+    case TEXMEM_OP_SUB: return 2;
+    case TEXMEM_OP_DIV: return 3;
+    case TEXMEM_OP_MAXIMUM: return 4;
+    case TEXMEM_OP_MINIMUM: return 5;
+    case TEXMEM_OP_PRELU: return 6;
+    default: return -1;
+  }
 }
 
 static texmem_status unary(texmem__kernel_env *env, const texmem_model *model,
@@ -21,9 +44,7 @@ static texmem_status unary(texmem__kernel_env *env, const texmem_model *model,
   const texmem_tensor *x = NULL, *y = NULL;
   texmem_status s = texmem__ku_same_shape_io(name, model, op, &x, &y, err);
   if (s) return s;
-  int kind = op->type == TEXMEM_OP_RELU ? 0 : op->type == TEXMEM_OP_RELU6 ? 1
-             : op->type == TEXMEM_OP_LOGISTIC ? 2 : op->type == TEXMEM_OP_HARD_SWISH ? 3
-             : op->type == TEXMEM_OP_TANH ? 4 : 5;
+  int kind = texmem__ew_unary_kind(op->type);
   if ((s = texmem__ku_program_1(env, "op_unary.comp", op, out, err))) return s;
   texmem__kernel_int(out, "kind", kind);
   if (kind == 5) texmem__kernel_float(out, "alpha", op->options.alpha);
@@ -31,10 +52,9 @@ static texmem_status unary(texmem__kernel_env *env, const texmem_model *model,
   return TEXMEM_STATUS_OK;
 }
 
-/* The constant operand as PHWC4 vec4s of its aligned (h, w, c). */
-static texmem_status const_buffer(texmem__kernel_env *env, const char *name,
-                                  const texmem_tensor *t, const int32_t s[4],
-                                  texmem_gl_buffer *buf, texmem_error *err) {
+texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
+                                     const texmem_tensor *t, const int32_t s[4],
+                                     texmem_gl_buffer *buf, texmem_error *err) {
   size_t n = (size_t)s[0] * s[1] * s[2] * s[3];
   if (t->type != TEXMEM_DTYPE_FLOAT32 || !t->data || t->data_size != n * sizeof(float))
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
@@ -81,8 +101,8 @@ static texmem_status binary(texmem__kernel_env *env, const texmem_model *model,
   if (!b_const && (s = texmem__ku_image(name, model, ib, "input", &tb, err))) return s;
   int32_t sa[4], sb[4], so[4];
   unsigned rank = ta->rank > tb->rank ? ta->rank : tb->rank;
-  align_bhwc(ta, rank, sa);
-  align_bhwc(tb, rank, sb);
+  texmem__ew_align_bhwc(ta, rank, sa);
+  texmem__ew_align_bhwc(tb, rank, sb);
   /* An image operand is read through its own BHWC layout: a lower-rank
    * tensor whose aligned dims land elsewhere (e.g. [2,W,C] against rank 4,
    * its batch becoming H) is not addressed. */
@@ -120,7 +140,7 @@ static texmem_status binary(texmem__kernel_env *env, const texmem_model *model,
   out->inputs[0] = ia;
   out->n_inputs = 1;
   if (b_const) {
-    s = const_buffer(env, name, tb, sb, &out->buffers[0], err);
+    s = texmem__ew_const_buffer(env, name, tb, sb, &out->buffers[0], err);
     if (s) return s;
     out->n_buffers = 1;
     s = texmem__kernel_program_defines(env, "op_binary.comp", "#define TM_B_CONST 1\n", a_only, 1,
@@ -138,16 +158,7 @@ static texmem_status binary(texmem__kernel_env *env, const texmem_model *model,
   if (s) return s;
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
-  int mode = 0;
-  switch (op->type) {
-    case TEXMEM_OP_MUL: mode = 1; break;
-    case TEXMEM_OP_SUB: mode = 2; break;
-    case TEXMEM_OP_DIV: mode = 3; break;
-    case TEXMEM_OP_MAXIMUM: mode = 4; break;
-    case TEXMEM_OP_MINIMUM: mode = 5; break;
-    case TEXMEM_OP_PRELU: mode = 6; break;
-    default: break;
-  }
+  int mode = texmem__ew_binary_mode(op->type);
   texmem__kernel_ivec4(out, "mode", mode, swap, 0, 0);
   texmem__kernel_int(out, "channels", so[3]);
   texmem__kernel_ivec4(out, "abc", sa[2] == 1 && so[2] > 1, sa[1] == 1 && so[1] > 1,

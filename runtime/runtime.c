@@ -9,6 +9,7 @@
 
 #include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel_env.h"
+#include "kernels_conv_fuse.h"
 #include "texmem/runtime.h"
 
 #define NO_TENSOR SIZE_MAX
@@ -42,6 +43,9 @@ struct texmem_runtime {
   uint64_t *gpu_ns;
   bool span; /* timer interval n_gl_ops: the whole run (timestamps only) */
   bool profiled_run, results_read, disjoint;
+  /* Fused pairs (kernels_conv_fuse.h): per operator the other operator of
+   * its pair (a convolution's is later), or -1; NULL if none. */
+  int32_t *fuse_pair;
 };
 
 static double now_us(void) {
@@ -75,6 +79,7 @@ void texmem_runtime_destroy(texmem_runtime *rt) {
   texmem_gl_timer_destroy(rt->timer);
   free(rt->prof);
   free(rt->gpu_ns);
+  free(rt->fuse_pair);
   free(rt);
 }
 
@@ -126,6 +131,8 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
   texmem__kernel *kn = &rt->kernels[rt->n_gl_ops];
   memset(kn, 0, sizeof *kn);
   kn->pass = pass;
+  if (rt->fuse_pair && rt->fuse_pair[k] > (int32_t)k)
+    kn->fused = texmem_model_op(rt->model, (size_t)rt->fuse_pair[k]);
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   if (st) {
     texmem__prefix(err, "operator %zu (%s): ", k, name ? name : "?");
@@ -176,6 +183,8 @@ static texmem_status build_op(texmem_runtime *rt, size_t k, texmem_error *err) {
   if (!fn)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %zu: %s has no GPU kernel", k,
                         name ? name : "(unknown)");
+  if (rt->fuse_pair && rt->fuse_pair[k] >= 0 && rt->fuse_pair[k] < (int32_t)k)
+    return TEXMEM_STATUS_OK; /* runs inside the convolution before it */
   uint32_t passes = 1;
   for (uint32_t pass = 0; pass < passes; pass++) {
     texmem_status st = grow_gl_ops(rt, err);
@@ -226,6 +235,19 @@ static texmem_status profile_setup(texmem_runtime *rt, texmem_error *err) {
   return texmem_gl_timer_create(rt->ctx, n + rt->span, &rt->timer, err);
 }
 
+/* The kernels policy: AUTO takes the tiled 1x1 convolution unless the GL
+ * renders on the CPU, where shared memory is ordinary memory and every
+ * barrier() a thread switch, so staging costs more than it saves. */
+static bool use_tiled(const texmem_gl_context *ctx, texmem_kernels k) {
+  if (k != TEXMEM_KERNELS_AUTO) return k == TEXMEM_KERNELS_TILED;
+  texmem_gl_info info;
+  texmem_gl_context_info(ctx, &info);
+  static const char *const cpu[] = {"llvmpipe", "softpipe", "SwiftShader", "lavapipe"};
+  for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
+    if (info.renderer && strstr(info.renderer, cpu[i])) return false;
+  return true;
+}
+
 texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *model,
                                     const texmem_runtime_desc *desc, texmem_runtime **out,
                                     texmem_error *err) {
@@ -248,6 +270,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (d.precision != TEXMEM_PRECISION_FP16 && d.precision != TEXMEM_PRECISION_FP32)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown precision %d",
                         (int)d.precision);
+  if ((unsigned)d.kernels > TEXMEM_KERNELS_TILED)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown kernels %d", (int)d.kernels);
   size_t n_tensors = texmem_model_tensor_count(model), n_ops = texmem_model_op_count(model);
   /* Every operator the runtime cannot execute, named at once. */
   texmem_op_tally *bad = NULL;
@@ -276,6 +300,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   rt->n_ops = n_ops;
   texmem_status st = texmem_model_records(model, 3, d.precision, &rt->records, &rt->n_records,
                                           &rt->tensor_of, err);
+  if (!st && !d.unfused) st = texmem__fuse_find(model, &rt->fuse_pair, &rt->stats.fused, err);
   if (st) return fail(rt, st);
 
   texmem_plan_desc pd = {.kind = kind, .strategy = d.strategy, .layout = d.layout};
@@ -289,7 +314,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (arena && d.arena_max_rows && d.arena_max_rows < pd.max_dims[1])
     pd.max_dims[1] = d.arena_max_rows;
   double t0 = now_us();
-  st = texmem_plan_create(rt->records, rt->n_records, 3, &pd, &rt->plan, err);
+  st = texmem__fuse_plan(model, &rt->fuse_pair, &rt->stats.fused, &rt->records, &rt->tensor_of,
+                         &rt->n_records, &pd, &rt->plan, err);
   rt->stats.plan_us = now_us() - t0;
   if (st) return fail(rt, st);
 
@@ -320,6 +346,9 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
 
   bool half_weights = d.precision == TEXMEM_PRECISION_FP16 && !d.fp32_weights;
   st = texmem__kernel_env_create(ctx, half_weights, &rt->env, err);
+  rt->stats.tiled = use_tiled(ctx, d.kernels);
+  if (!st)
+    texmem__kernel_env_configure(rt->env, d.precision == TEXMEM_PRECISION_FP16, rt->stats.tiled);
   for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
   if (st) return fail(rt, st);
   link_gl_ops(rt);
@@ -336,6 +365,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   s->objects = texmem_gl_pool_object_count(rt->pool);
   s->texture_bytes = texmem_gl_pool_bytes(rt->pool);
   s->weights_bytes = texmem__kernel_env_weights_bytes(rt->env);
+  s->dispatches = rt->n_gl_ops;
   *out = rt;
   return TEXMEM_STATUS_OK;
 }
@@ -491,3 +521,8 @@ void texmem_runtime_get_stats(const texmem_runtime *rt, texmem_runtime_stats *ou
 }
 
 const texmem_plan *texmem_runtime_plan(const texmem_runtime *rt) { return rt ? rt->plan : NULL; }
+
+const texmem_record *texmem_runtime_records(const texmem_runtime *rt, size_t *n) {
+  if (n) *n = rt ? rt->n_records : 0;
+  return rt ? rt->records : NULL;
+}

@@ -7,16 +7,11 @@
 // slice), see runtime/kernels_conv_common.h; b: bias, one vec4 per output
 // slice. The 16 accumulators and the 4 pixels' windows are named
 // variables, never arrays: see tm_lane in tensor.glsl for why.
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y
 uniform highp int quads;  // ceil(batch * output W * H / 4)
-uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
-uniform highp int batch;  // pixels run over batch * W * H (0 = 1)
-
-vec4 activate(vec4 v) {
-  v = clamp(v, act.x, act.y);
-  return act.z > 0.0 ? tanh(v) : v;
-}
 
 // Window origin of flat output pixel k (clamped to the last: pixels past
 // the end read valid texels and are never written): (x, y, first input
@@ -34,21 +29,6 @@ highp ivec3 tap(highp ivec3 o, highp ivec2 d, highp ivec2 size, out bool inside)
   highp ivec2 t = o.xy + d;
   inside = all(greaterThanEqual(t, ivec2(0))) && all(lessThan(t, size));
   return ivec3(clamp(t, ivec2(0), size - 1), o.z);
-}
-
-// Stores the 4 slices (s0 .. s0+3, those below oslices) of flat output
-// pixel k, if it exists.
-void store(highp int k, highp int s0, highp vec4 c0, highp vec4 c1, highp vec4 c2, highp vec4 c3) {
-  highp ivec3 os = y_shape();
-  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
-  if (k >= npix * nb) return;
-  highp int b = k / npix;
-  k -= b * npix;
-  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
-  y_write(p, activate(c0));
-  if (s0 + 1 < oslices) y_write(p + ivec3(0, 0, 1), activate(c1));
-  if (s0 + 2 < oslices) y_write(p + ivec3(0, 0, 2), activate(c2));
-  if (s0 + 3 < oslices) y_write(p + ivec3(0, 0, 3), activate(c3));
 }
 
 // acc (4 output channels) += the 4 input channels of v through one 4x4
@@ -110,8 +90,8 @@ void main() {
       }
     }
   }
-  store(k, s0, a00, a01, a02, a03);
-  store(k + 1, s0, a10, a11, a12, a13);
-  store(k + 2, s0, a20, a21, a22, a23);
-  store(k + 3, s0, a30, a31, a32, a33);
+  conv_store4(k, s0, a00, a01, a02, a03);
+  conv_store4(k + 1, s0, a10, a11, a12, a13);
+  conv_store4(k + 2, s0, a20, a21, a22, a23);
+  conv_store4(k + 3, s0, a30, a31, a32, a33);
 }

@@ -6,40 +6,12 @@
 // leave most lanes idle. On llvmpipe the weight (SSBO) and image loads
 // cost far more than the math, so each weight vec4 feeds 4 pixels and
 // each texel read 4 slices. Weight and bias layout as op_conv.comp.
+// GPUs with fast shared memory take op_conv1x1_tiled.comp instead.
 // The 16 accumulators are named variables, never an array: see
 // tm_lane in tensor.glsl for why.
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pixel quads (ceil(batch*W*H/4)), 0
-uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
-uniform highp int batch;  // pixels run over batch * W * H (0 = 1)
-
-vec4 activate(vec4 v) {
-  v = clamp(v, act.x, act.y);
-  return act.z > 0.0 ? tanh(v) : v;
-}
-
-// Source texel of flat output pixel k (clamped to the last: pixels past the
-// end read a valid texel and are never written): (x, y, first input slice).
-highp ivec3 source(highp int k, highp int total, highp int npix, highp int islices, highp int ow) {
-  k = min(k, total - 1);
-  highp int b = k / npix;
-  k -= b * npix;
-  return ivec3(ivec2(k % ow, k / ow) * geom.xy, b * islices);
-}
-
-// Stores the 4 slices (s0 .. s0+3, those below oslices) of flat output
-// pixel k, if it exists.
-void store(highp int k, highp int s0, highp vec4 c0, highp vec4 c1, highp vec4 c2, highp vec4 c3) {
-  highp ivec3 os = y_shape();
-  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
-  if (k >= npix * nb) return;
-  highp int b = k / npix;
-  k -= b * npix;
-  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
-  y_write(p, activate(c0));
-  if (s0 + 1 < oslices) y_write(p + ivec3(0, 0, 1), activate(c1));
-  if (s0 + 2 < oslices) y_write(p + ivec3(0, 0, 2), activate(c2));
-  if (s0 + 3 < oslices) y_write(p + ivec3(0, 0, 3), activate(c3));
-}
 
 // acc (4 output channels) += the 4 input channels of v through one 4x4
 // weight block (columns w0..w3, one per input channel).
@@ -57,10 +29,10 @@ void main() {
   if (s0 >= oslices) return;
   highp int islices = x_shape().z / nb;
   highp int npix = os.x * os.y, total = npix * nb, k = q * 4;
-  highp ivec3 p0 = source(k, total, npix, islices, os.x);
-  highp ivec3 p1 = source(k + 1, total, npix, islices, os.x);
-  highp ivec3 p2 = source(k + 2, total, npix, islices, os.x);
-  highp ivec3 p3 = source(k + 3, total, npix, islices, os.x);
+  highp ivec3 p0 = conv_source(k, total, npix, islices, os.x, geom.xy);
+  highp ivec3 p1 = conv_source(k + 1, total, npix, islices, os.x, geom.xy);
+  highp ivec3 p2 = conv_source(k + 2, total, npix, islices, os.x, geom.xy);
+  highp ivec3 p3 = conv_source(k + 3, total, npix, islices, os.x, geom.xy);
   // aPS: pixel P, output slice s0 + S.
   highp vec4 a00 = b_at(s0), a01 = b_at(s0 + 1), a02 = b_at(s0 + 2), a03 = b_at(s0 + 3);
   highp vec4 a10 = a00, a11 = a01, a12 = a02, a13 = a03;
@@ -82,8 +54,8 @@ void main() {
     MAC(a03, v0); MAC(a13, v1); MAC(a23, v2); MAC(a33, v3);
     wi += 16;
   }
-  store(k, s0, a00, a01, a02, a03);
-  store(k + 1, s0, a10, a11, a12, a13);
-  store(k + 2, s0, a20, a21, a22, a23);
-  store(k + 3, s0, a30, a31, a32, a33);
+  conv_store4(k, s0, a00, a01, a02, a03);
+  conv_store4(k + 1, s0, a10, a11, a12, a13);
+  conv_store4(k + 2, s0, a20, a21, a22, a23);
+  conv_store4(k + 3, s0, a30, a31, a32, a33);
 }

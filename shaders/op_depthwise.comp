@@ -1,10 +1,10 @@
 // DEPTHWISE_CONV_2D, depth multiplier 1: one invocation per output texel
 // (work group z = batch * slices + slice; input and output have the same
 // slices). w: one vec4 per (slice, ky, kx); b: bias vec4 per slice.
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y
-uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
-uniform highp int batch;  // 0 = 1
 
 void main() {
   highp ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -25,6 +25,5 @@ void main() {
       wi++;
     }
   }
-  acc = clamp(acc, act.x, act.y);
-  y_write(ivec3(p, z), act.z > 0.0 ? tanh(acc) : acc);
+  conv_write(ivec3(p, z), zs, acc);
 }

@@ -4,9 +4,9 @@
 // far more than the selects that route a column to its windows.
 // w: one vec4 per (slice, ky, kx); b: bias vec4 per slice. The 4
 // accumulators are named variables, never an array (tm_lane, tensor.glsl).
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
-uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
-uniform highp int batch;  // z = batch * slices + slice; 0 = 1
 
 // The contribution of input column v to the window whose tap kx it is
 // (0, 1 or 2; any other kx: none).
@@ -14,10 +14,8 @@ highp vec4 tap(highp int kx, highp vec4 v, highp vec4 w0, highp vec4 w1, highp v
   return kx == 0 ? v * w0 : kx == 1 ? v * w1 : kx == 2 ? v * w2 : vec4(0.0);
 }
 
-void store(highp ivec3 p, highp int x, highp vec4 acc) {
-  if (x >= y_shape().x) return;
-  highp vec4 r = clamp(acc, act.x, act.y);
-  y_write(ivec3(x, p.y, p.z), act.z > 0.0 ? tanh(r) : r);
+void store(highp ivec3 p, highp int zs, highp int x, highp vec4 acc) {
+  if (x < y_shape().x) conv_write(ivec3(x, p.y, p.z), zs, acc);
 }
 
 void main() {
@@ -53,8 +51,8 @@ void main() {
     }
   }
   highp ivec3 q = ivec3(p, z);
-  store(q, p.x, a0);
-  store(q, p.x + 1, a1);
-  store(q, p.x + 2, a2);
-  store(q, p.x + 3, a3);
+  store(q, zs, p.x, a0);
+  store(q, zs, p.x + 1, a1);
+  store(q, zs, p.x + 2, a2);
+  store(q, zs, p.x + 3, a3);
 }

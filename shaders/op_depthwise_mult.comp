@@ -1,11 +1,11 @@
 // DEPTHWISE_CONV_2D with depth multiplier M > 1: output channel c reads
 // input channel c / M, so each lane gathers its own input component.
 // Layout of w and b as op_depthwise.comp (per output slice).
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y
 uniform highp ivec4 chan; // multiplier M, output channels, 0, 0
-uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
-uniform highp int batch;  // z = batch * slices + slice; 0 = 1
 
 // Input channel c of pixel (ix, iy), batch at slice z0.
 highp float channel(highp int ix, highp int iy, highp int z0, highp int c) {
@@ -39,6 +39,5 @@ void main() {
       wi++;
     }
   }
-  acc = clamp(acc, act.x, act.y);
-  y_write(ivec3(p, z), act.z > 0.0 ? tanh(acc) : acc);
+  conv_write(ivec3(p, z), zs, acc);
 }

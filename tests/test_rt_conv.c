@@ -129,6 +129,9 @@ static texmem_gl_context *g_ctx;
 /* Batch of the conv, depthwise and transpose conv cases (each test runs
  * in its own process; the batch tests set 2). */
 static int32_t g_batch = 1;
+/* The 1x1 convolution kernels (AUTO: the portable ones on llvmpipe; the
+ * tiled tests set TILED, which runs on any GL). */
+static texmem_kernels g_kernels = TEXMEM_KERNELS_AUTO;
 
 /* Runs the model in every configuration of `configs` (a config runs if
  * its strategy, layout and precision bits are all set) and compares the
@@ -165,7 +168,8 @@ static int run_and_check(texmem_model *m, const char *what, int configs) {
         texmem_runtime_desc d = {.strategy = si ? TEXMEM_STRATEGY_BEST : TEXMEM_STRATEGY_NAIVE,
                                  .layout = li ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL,
                                  .precision = pi ? TEXMEM_PRECISION_FP16 : TEXMEM_PRECISION_FP32,
-                                 .reuse_checker = true};
+                                 .reuse_checker = true,
+                                 .kernels = g_kernels};
         const char *cfg_name[3] = {si ? "BEST" : "NAIVE", li ? "linear" : "natural",
                                    pi ? "fp16" : "fp32"};
         texmem_runtime *rt = NULL;
@@ -339,6 +343,33 @@ Test(rt_conv, conv_mobilenet_like) {
   check_conv(&(conv_case){14, 14, 144, 24, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, true},
              F_BEST | F_NATURAL | F_FP32 | F_FP16);
   check_conv(&(conv_case){32, 32, 3, 32, 3, 3, 2, 2, 1, SAME, TEXMEM_ACT_RELU6, true},
+             F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
+}
+
+/* The tiled 1x1 kernel (op_conv1x1_tiled.comp), forced on llvmpipe. Its
+ * tile follows the work-group count (kernels_conv.c): these small
+ * outputs take 16 pixels x 16 slices with the input slices split 4 ways
+ * (partial sums added through shared memory). Cases: padded lanes,
+ * output slices past a tile, input slices past a chunk of 4, strides,
+ * activations; the identities around the op are tiled 1x1 convs too. */
+Test(rt_conv, conv_1x1_tiled_small_tiles) {
+  g_kernels = TEXMEM_KERNELS_TILED;
+  check_conv(&(conv_case){6, 7, 8, 12, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, true}, ALL_CONFIGS);
+  check_conv(&(conv_case){7, 5, 3, 5, 1, 1, 1, 1, 1, VALID, TEXMEM_ACT_RELU, true},
+             F_NAIVE | F_BEST | F_LINEAR | F_FP32 | F_FP16);
+  check_conv(&(conv_case){5, 9, 21, 70, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_RELU6, true},
+             F_BEST | F_NATURAL | F_FP32 | F_FP16);
+  check_conv(&(conv_case){9, 11, 36, 4, 1, 1, 2, 3, 1, VALID, TEXMEM_ACT_TANH, false},
+             F_NAIVE | F_NATURAL | F_LINEAR | F_FP32);
+}
+
+/* Outputs large enough for the larger tiles: 100x100 pixels take 32
+ * pixels x 16 slices split 2 ways, 128x128 64 pixels x 16 slices, unsplit. */
+Test(rt_conv, conv_1x1_tiled_large_tiles) {
+  g_kernels = TEXMEM_KERNELS_TILED;
+  check_conv(&(conv_case){100, 100, 20, 13, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, true},
+             F_BEST | F_NATURAL | F_LINEAR | F_FP32 | F_FP16);
+  check_conv(&(conv_case){128, 128, 9, 16, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_RELU6, true},
              F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
 }
 
@@ -597,6 +628,14 @@ Test(rt_conv, batch_2_conv) {
              F_NAIVE | F_BEST | F_LINEAR | F_FP32);
   check_conv(&(conv_case){6, 5, 3, 17, 3, 2, 1, 1, 2, VALID, TEXMEM_ACT_NONE, false},
              F_BEST | F_NATURAL | F_FP16);
+}
+
+Test(rt_conv, batch_2_conv_tiled) {
+  g_batch = 2;
+  g_kernels = TEXMEM_KERNELS_TILED;
+  check_conv(&(conv_case){5, 6, 6, 9, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, true}, BATCH_CONFIGS);
+  check_conv(&(conv_case){7, 5, 17, 6, 1, 1, 2, 1, 1, SAME, TEXMEM_ACT_RELU, true},
+             F_BEST | F_LINEAR | F_FP16);
 }
 
 Test(rt_conv, batch_2_depthwise) {

@@ -22,6 +22,20 @@
 extern "C" {
 #endif
 
+/* Which kernels run the 1x1 convolutions (the bulk of MobileNet-like
+ * models). AUTO (0): TILED on a GPU, PORTABLE on a CPU driver (Mesa's
+ * llvmpipe, softpipe, SwiftShader: the GL renderer string names them),
+ * where shared memory and barriers are slow. PORTABLE: one invocation
+ * accumulates 4 pixels x 4 output slices reading the image and weight
+ * buffer directly. TILED: a work group stages input texels and weight
+ * blocks in shared memory and each invocation accumulates 4 x 4 of them
+ * (docs/runtime.md). Outputs of the two differ in the order of the sums. */
+typedef enum texmem_kernels {
+  TEXMEM_KERNELS_AUTO = 0,
+  TEXMEM_KERNELS_PORTABLE = 1,
+  TEXMEM_KERNELS_TILED = 2
+} texmem_kernels;
+
 /* Zero = defaults. */
 typedef struct texmem_runtime_desc {
   texmem_strategy strategy;   /* shared objects strategy; NAIVE = one texture
@@ -48,6 +62,12 @@ typedef struct texmem_runtime_desc {
                                  (timer queries, gl.h) and the CPU:
                                  texmem_runtime_get_profile. Adds two queries
                                  a dispatch; leave off for latency figures */
+  texmem_kernels kernels;     /* 1x1 convolutions; default AUTO */
+  bool unfused;               /* one dispatch per operator: no element-wise
+                                 operator fused into the convolution before
+                                 it (outputs are bit-identical either way;
+                                 fusion saves dispatches and the planned
+                                 convolution outputs) */
 } texmem_runtime_desc;
 
 typedef struct texmem_runtime texmem_runtime;
@@ -122,6 +142,12 @@ typedef struct texmem_runtime_stats {
    * readings came from different sources. */
   texmem_gl_memory_source driver_source;
   int64_t driver_before_bytes, driver_after_bytes;
+  size_t fused;                          /* element-wise operators run inside
+                                            the convolution before them (each
+                                            one dispatch and one planned
+                                            tensor fewer) */
+  size_t dispatches;                     /* GL dispatches of one run */
+  bool tiled;                            /* 1x1 convolutions run TILED */
 } texmem_runtime_stats;
 
 TEXMEM_API void texmem_runtime_get_stats(const texmem_runtime *rt,
@@ -168,6 +194,11 @@ TEXMEM_API texmem_status texmem_runtime_get_profile(texmem_runtime *rt,
 
 /* The plan used (borrowed, owned by the runtime). */
 TEXMEM_API const texmem_plan *texmem_runtime_plan(const texmem_runtime *rt);
+/* The records the plan was made for (borrowed; *n of them): the model's
+ * (texmem_model_records, 3 dims, the run's precision) less the outputs of
+ * fused convolutions, each fused operator's output living from its
+ * convolution's task on. NULL with *n = 0 for a NULL runtime. */
+TEXMEM_API const texmem_record *texmem_runtime_records(const texmem_runtime *rt, size_t *n);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,282 @@
+/* Fusion of an element-wise operator into the convolution before it (see
+ * kernels_conv_fuse.h): which pairs fuse, their records, and the fused
+ * program's bindings. */
+#include <stdio.h>
+
+#include "kernel_env.h"
+#include "kernels_conv_fuse.h"
+#include "kernels_util.h"
+
+static const texmem_tensor *tensor_at(const texmem_model *m, int32_t i) {
+  return i >= 0 ? texmem_model_tensor(m, (size_t)i) : NULL;
+}
+
+static bool is_float(const texmem_tensor *t) {
+  return t->type == TEXMEM_DTYPE_FLOAT32 || t->type == TEXMEM_DTYPE_FLOAT16;
+}
+
+static bool same_bhwc(const texmem_tensor *a, const texmem_tensor *b) {
+  return a->b == b->b && a->h == b->h && a->w == b->w && a->c == b->c;
+}
+
+/* Activations the conv and element-wise kernels apply (texmem__ku_activation). */
+static bool activation_ok(texmem_activation a) {
+  return a == TEXMEM_ACT_NONE || a == TEXMEM_ACT_RELU || a == TEXMEM_ACT_RELU6 ||
+         a == TEXMEM_ACT_RELU_N1_TO_1 || a == TEXMEM_ACT_TANH;
+}
+
+static bool has_activation(texmem_op_type t) {
+  return t == TEXMEM_OP_ADD || t == TEXMEM_OP_MUL || t == TEXMEM_OP_SUB || t == TEXMEM_OP_DIV;
+}
+
+/* A constant operand op_binary.comp reads broadcast to shape t (each of
+ * its aligned dims 1 or t's). */
+static bool constant_fits(const texmem_tensor *o, const texmem_tensor *t) {
+  if (o->type != TEXMEM_DTYPE_FLOAT32 || !o->data || o->rank > 4) return false;
+  int32_t s[4];
+  texmem__ew_align_bhwc(o, 4, s);
+  const uint32_t ts[4] = {t->b, t->h, t->w, t->c};
+  size_t n = 1;
+  for (int i = 0; i < 4; i++) {
+    if (s[i] < 1 || (s[i] != 1 && (uint32_t)s[i] != ts[i])) return false;
+    n *= (size_t)s[i];
+  }
+  return o->data_size == n * sizeof(float);
+}
+
+/* Whether operator k2, the one reader of convolution k's output t, runs
+ * fused into it: one float output of t's shape, and for a binary operator
+ * the other operand a fitting constant or a tensor of t's shape computed
+ * before k (not k's input: one dispatch binds a texture once). */
+static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t) {
+  const texmem_op *c = texmem_model_op(m, k), *e = texmem_model_op(m, k2);
+  const texmem_tensor *tt = tensor_at(m, t);
+  const texmem_tensor *y = e->n_outputs == 1 ? tensor_at(m, e->outputs[0]) : NULL;
+  if (!tt || tt->rank != 4 || !y || !is_float(y) || !same_bhwc(y, tt) ||
+      (y->flags & (TEXMEM_TENSOR_CONSTANT | TEXMEM_TENSOR_INPUT)))
+    return false;
+  if (texmem__ew_unary_kind(e->type) >= 0) return e->n_inputs == 1;
+  if (texmem__ew_binary_mode(e->type) < 0 || e->n_inputs != 2) return false;
+  if (has_activation(e->type) && !activation_ok(e->options.activation)) return false;
+  int32_t oi = e->inputs[0] == t ? e->inputs[1] : e->inputs[0];
+  const texmem_tensor *o = tensor_at(m, oi);
+  if (!o) return false;
+  if (o->flags & TEXMEM_TENSOR_CONSTANT) return constant_fits(o, tt);
+  return is_float(o) && o->rank == 4 && same_bhwc(o, tt) && o->producer < (int32_t)k &&
+         oi != c->inputs[0];
+}
+
+/* The one operator reading each tensor once (-1: none or several). */
+static void single_readers(const texmem_model *m, int32_t *reader, size_t n_tensors) {
+  for (size_t i = 0; i < n_tensors; i++) reader[i] = -1;
+  for (size_t k = 0; k < texmem_model_op_count(m); k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    for (size_t j = 0; j < op->n_inputs; j++) {
+      int32_t t = op->inputs[j];
+      if (t < 0 || (size_t)t >= n_tensors) continue;
+      reader[t] = reader[t] == -1 ? (int32_t)k : -2;
+    }
+  }
+}
+
+texmem_status texmem__fuse_find(const texmem_model *m, int32_t **next, size_t *n_fused,
+                                texmem_error *err) {
+  *next = NULL;
+  *n_fused = 0;
+  size_t n_ops = texmem_model_op_count(m), n_tensors = texmem_model_tensor_count(m);
+  if (!n_ops) return TEXMEM_STATUS_OK;
+  int32_t *pair = malloc(n_ops * sizeof *pair);
+  int32_t *reader = malloc((n_tensors ? n_tensors : 1) * sizeof *reader);
+  if (!pair || !reader) {
+    free(pair);
+    free(reader);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
+  single_readers(m, reader, n_tensors);
+  for (size_t k = 0; k < n_ops; k++) pair[k] = -1;
+  for (size_t k = 0; k < n_ops; k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    if ((op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
+        op->n_outputs != 1 || pair[k] != -1)
+      continue;
+    int32_t t = op->outputs[0];
+    const texmem_tensor *tt = tensor_at(m, t);
+    if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k) continue;
+    size_t k2 = (size_t)reader[t];
+    if (!fusable(m, k, k2, t)) continue;
+    pair[k] = (int32_t)k2;
+    pair[k2] = (int32_t)k;
+    (*n_fused)++;
+  }
+  free(reader);
+  *next = pair;
+  return TEXMEM_STATUS_OK;
+}
+
+/* The task operator k runs in: a fused operator's is its convolution's. */
+static int64_t task_of(const int32_t *pair, size_t k) {
+  return pair[k] >= 0 && pair[k] < (int32_t)k ? pair[k] : (int64_t)k;
+}
+
+texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, texmem_record *rec,
+                                   int32_t *tensor_of, size_t *n, texmem_error *err) {
+  size_t n_tensors = texmem_model_tensor_count(m);
+  int64_t *last = malloc((n_tensors ? n_tensors : 1) * sizeof *last);
+  if (!last) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < n_tensors; i++) last[i] = -1;
+  for (size_t k = 0; k < texmem_model_op_count(m); k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    for (size_t j = 0; j < op->n_inputs; j++) {
+      int32_t t = op->inputs[j];
+      if (t >= 0 && (size_t)t < n_tensors && task_of(pair, k) > last[t]) last[t] = task_of(pair, k);
+    }
+  }
+  size_t kept = 0;
+  for (size_t r = 0; r < *n; r++) {
+    int32_t of = tensor_of[r], p = tensor_at(m, of)->producer;
+    if (p >= 0 && pair[p] > p) continue; /* a fused convolution's output */
+    texmem_record x = rec[r];
+    if (p >= 0) {
+      x.first_task = (uint64_t)task_of(pair, (size_t)p);
+      x.last_task = last[of] > (int64_t)x.first_task ? (uint64_t)last[of] : x.first_task;
+    }
+    /* Insertion keeps the order of first task (a fused output moves back
+     * past the few records its operators' gap holds). */
+    size_t at = kept;
+    while (at > 0 && rec[at - 1].first_task > x.first_task) {
+      rec[at] = rec[at - 1];
+      tensor_of[at] = tensor_of[at - 1];
+      at--;
+    }
+    rec[at] = x;
+    tensor_of[at] = of;
+    kept++;
+  }
+  free(last);
+  for (size_t r = 0; r < kept; r++) rec[r].id = r;
+  *n = kept;
+  return TEXMEM_STATUS_OK;
+}
+
+/* The fused records (malloc'd copies of rec, tensor_of) and their plan. */
+static texmem_status fused_plan(const texmem_model *m, const int32_t *pair,
+                                const texmem_record *rec, const int32_t *tensor_of, size_t n,
+                                const texmem_plan_desc *pd, texmem_record **frec,
+                                int32_t **fof, size_t *fn, texmem_plan **plan,
+                                texmem_error *err) {
+  *frec = malloc((n ? n : 1) * sizeof **frec);
+  *fof = malloc((n ? n : 1) * sizeof **fof);
+  if (!*frec || !*fof) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  if (n) {
+    memcpy(*frec, rec, n * sizeof *rec);
+    memcpy(*fof, tensor_of, n * sizeof *tensor_of);
+  }
+  *fn = n;
+  texmem_status st = texmem__fuse_records(m, pair, *frec, *fof, fn, err);
+  if (!st) st = texmem_plan_create(*frec, *fn, 3, pd, plan, err);
+  return st;
+}
+
+texmem_status texmem__fuse_plan(const texmem_model *m, int32_t **pair, size_t *n_fused,
+                                texmem_record **rec, int32_t **tensor_of, size_t *n,
+                                const texmem_plan_desc *pd, texmem_plan **plan,
+                                texmem_error *err) {
+  if (!*pair) return texmem_plan_create(*rec, *n, 3, pd, plan, err);
+  texmem_record *frec = NULL;
+  int32_t *fof = NULL;
+  size_t fn = 0;
+  texmem_plan *fp = NULL, *up = NULL;
+  texmem_bounds b;
+  texmem_status st = fused_plan(m, *pair, *rec, *tensor_of, *n, pd, &frec, &fof, &fn, &fp, err);
+  if (!st) st = texmem_lower_bounds(*rec, *n, 3, &b, err);
+  if (!st && texmem_plan_total(fp) > b.max_live) st = texmem_plan_create(*rec, *n, 3, pd, &up, err);
+  if (!st && up && texmem_plan_total(up) < texmem_plan_total(fp)) {
+    free(*pair);
+    *pair = NULL;
+    *n_fused = 0;
+    *plan = up;
+    up = NULL;
+  } else if (!st) {
+    free(*rec);
+    free(*tensor_of);
+    *rec = frec;
+    *tensor_of = fof;
+    *n = fn;
+    *plan = fp;
+    frec = NULL;
+    fof = NULL;
+    fp = NULL;
+  }
+  texmem_plan_destroy(fp);
+  texmem_plan_destroy(up);
+  free(frec);
+  free(fof);
+  return st;
+}
+
+/* Uniforms and bindings of the fused operator f after convolution output
+ * t: appends to defs, may bind the image e (*n_in) or the buffer f. */
+static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, int32_t t,
+                                const texmem_op *f, texmem__kernel *k, char *defs, size_t cap,
+                                size_t *n_in, texmem_error *err) {
+  const char *name = texmem_op_type_name(f->type);
+  const texmem_tensor *tt = tensor_at(m, t);
+  size_t len = strlen(defs);
+  if (texmem__kernel_env_half_images(env))
+    len += (size_t)snprintf(defs + len, cap - len, "#define TM_ROUND_HALF 1\n");
+  int kind = texmem__ew_unary_kind(f->type);
+  texmem__kernel_int(k, "fchannels", (int32_t)tt->c);
+  if (kind >= 0) {
+    snprintf(defs + len, cap - len, "#define TM_FUSE_UNARY 1\n#define TM_FUSE_OP %d\n", kind);
+    texmem__kernel_float(k, "falpha", f->options.alpha);
+    return TEXMEM_STATUS_OK;
+  }
+  bool swap = f->inputs[1] == t;
+  int32_t oi = swap ? f->inputs[0] : f->inputs[1];
+  const texmem_tensor *o = tensor_at(m, oi);
+  texmem_activation act = has_activation(f->type) ? f->options.activation : TEXMEM_ACT_NONE;
+  len += (size_t)snprintf(defs + len, cap - len,
+                          "#define TM_FUSE_OP %d\n#define TM_FUSE_SWAP %d\n"
+                          "#define TM_FUSE_TANH %d\n",
+                          texmem__ew_binary_mode(f->type), swap, act == TEXMEM_ACT_TANH);
+  /* The operator's own activation, as uniform fact. */
+  texmem_status s = texmem__ku_activation(name, act, k, err);
+  if (s) return s;
+  k->uniforms[k->n_uniforms - 1].name = "fact";
+  if (!(o->flags & TEXMEM_TENSOR_CONSTANT)) {
+    snprintf(defs + len, cap - len, "#define TM_FUSE_IMAGE 1\n");
+    k->inputs[(*n_in)++] = oi;
+    return TEXMEM_STATUS_OK;
+  }
+  snprintf(defs + len, cap - len, "#define TM_FUSE_CONST 1\n");
+  int32_t sb[4];
+  texmem__ew_align_bhwc(o, 4, sb);
+  if ((s = texmem__ew_const_buffer(env, name, o, sb, &k->buffers[k->n_buffers], err))) return s;
+  k->n_buffers++;
+  texmem__kernel_ivec4(k, "fdim", sb[2], sb[1], texmem__ku_slices((uint32_t)sb[3]), 0);
+  texmem__kernel_ivec4(k, "fbc", sb[2] == 1 && tt->w > 1, sb[1] == 1 && tt->h > 1,
+                       sb[3] == 1 && tt->c > 1, sb[0] == 1 && tt->b > 1);
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,
+                                   const texmem_op *op, const char *file, const char *defines,
+                                   const uint32_t local[3], texmem__kernel *k, texmem_error *err) {
+  static const char *const ins[] = {"x", "e"}, *const outs[] = {"y"},
+                           *const bufs[] = {"w", "b", "f"};
+  char defs[384];
+  snprintf(defs, sizeof defs, "%s", defines ? defines : "");
+  size_t n_in = 1;
+  k->inputs[0] = op->inputs[0];
+  k->outputs[0] = op->outputs[0];
+  if (k->fused) {
+    texmem_status s = bind_fused(env, m, op->outputs[0], k->fused, k, defs, sizeof defs, &n_in,
+                                 err);
+    if (s) return s;
+    k->outputs[0] = k->fused->outputs[0];
+  }
+  k->n_inputs = n_in;
+  k->n_outputs = 1;
+  return texmem__kernel_program_defines(env, file, defs, ins, n_in, outs, 1, bufs, k->n_buffers,
+                                        local, &k->program, err);
+}

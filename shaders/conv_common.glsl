@@ -1,0 +1,92 @@
+// Shared by the convolution shaders (op_conv*.comp, op_depthwise*.comp),
+// included after elementwise.glsl: the batch split, the 1x1 kernels' pixel
+// addressing and the output stage. The output stage applies the
+// convolution's fused activation and, in a fused program, the
+// element-wise operator that followed the convolution in the model
+// (runtime/kernels_conv_fuse.c): TM_FUSE_UNARY (tm_unary kind TM_FUSE_OP),
+// TM_FUSE_IMAGE (tm_binary mode TM_FUSE_OP with the image `e`, same shape
+// as the output) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
+// by fbc from dims fdim as op_binary.comp reads its constant).
+// TM_FUSE_SWAP: the convolution's output was the operator's second
+// operand; TM_FUSE_TANH: the operator's own activation ends in tanh. The
+// operator and its options are compile-time constants, so a CPU driver
+// (which runs both sides of a branch it cannot prove uniform) computes
+// only the one operator; the arithmetic is elementwise.glsl's, as in the
+// unfused kernels. The operator sees the value the unfused program would
+// have stored and read back: rounded to binary16 first when the tensors
+// are fp16 (TM_ROUND_HALF), so fused and unfused runs agree bit for bit.
+uniform highp vec4 act;  // the convolution's: clamp min, clamp max, tanh if > 0
+uniform highp int batch; // z = batch * slices + slice; 0 = 1
+#if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST)
+uniform highp int fchannels; // output channels
+uniform highp vec4 fact;     // the fused operator's own activation
+uniform highp float falpha; // LEAKY_RELU's alpha
+#endif
+#ifdef TM_FUSE_CONST
+uniform highp ivec4 fdim; // the constant's (w, h, slices, 0)
+uniform highp ivec4 fbc;  // its broadcast flags (tm_bcast)
+#endif
+
+// Source texel of flat output pixel k of a 1x1 convolution with strides
+// geom.xy (clamped to the last pixel: pixels past the end read a valid
+// texel and are never written): (x, y, first input slice).
+highp ivec3 conv_source(highp int k, highp int total, highp int npix, highp int islices,
+                        highp int ow, highp ivec2 stride) {
+  k = min(k, total - 1);
+  highp int b = k / npix;
+  k -= b * npix;
+  return ivec3(ivec2(k % ow, k / ow) * stride, b * islices);
+}
+
+// The value stored at output texel p (slice zs within its batch) for the
+// accumulated sum v.
+highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
+  v = tm_activate(v, act);
+#if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST)
+#ifdef TM_ROUND_HALF
+  v = tm_half_rne(v);
+#endif
+#if defined(TM_FUSE_UNARY)
+  v = tm_unary(TM_FUSE_OP, v, falpha);
+#else
+#if defined(TM_FUSE_IMAGE)
+  highp vec4 o = e_read(p);
+#else
+  highp int oslices = (fchannels + 3) >> 2, ob = p.z / oslices;
+  highp ivec3 q = tm_bcast(ivec4(p.xy, ob, zs), oslices, fbc);
+  highp vec4 o = f_at(tm_const_index(q, fdim));
+  if (fbc.z != 0) o = o.xxxx;
+#endif
+#if TM_FUSE_SWAP
+  v = tm_binary(TM_FUSE_OP, o, v);
+#else
+  v = tm_binary(TM_FUSE_OP, v, o);
+#endif
+#if TM_FUSE_TANH
+  v = tm_activate(v, fact);
+#else
+  v = clamp(v, fact.x, fact.y); // tm_activate without its tanh
+#endif
+#endif
+  v = tm_mask_pad(v, zs, fchannels);
+#endif
+  return v;
+}
+
+void conv_write(highp ivec3 p, highp int zs, highp vec4 v) { y_write(p, conv_value(p, zs, v)); }
+
+// Stores the 4 slices (s0 .. s0+3, those below the output's) of flat
+// output pixel k (over batch * W * H), if it exists.
+void conv_store4(highp int k, highp int s0, highp vec4 c0, highp vec4 c1, highp vec4 c2,
+                 highp vec4 c3) {
+  highp ivec3 os = y_shape();
+  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
+  if (k >= npix * nb) return;
+  highp int b = k / npix;
+  k -= b * npix;
+  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
+  conv_write(p, s0, c0);
+  if (s0 + 1 < oslices) conv_write(p + ivec3(0, 0, 1), s0 + 1, c1);
+  if (s0 + 2 < oslices) conv_write(p + ivec3(0, 0, 2), s0 + 2, c2);
+  if (s0 + 3 < oslices) conv_write(p + ivec3(0, 0, 3), s0 + 3, c3);
+}

@@ -1,0 +1,334 @@
+/* Fusion of an element-wise operator into the convolution before it
+ * (runtime/kernels_conv_fuse.h): the fused runtime gives bit for bit the
+ * outputs of the unfused one (texmem_runtime_desc.unfused), in fp32 and
+ * fp16 (where the fused kernel must round the convolution's result to
+ * binary16 as the store between the two dispatches did), with the
+ * portable and the tiled 1x1 kernels; it makes one dispatch fewer (GL
+ * counters) and plans one tensor fewer per fused pair, its plan valid for
+ * its records; fp32 outputs are close to the CPU reference. Operators that
+ * must not fuse (the convolution's output read twice or a graph output,
+ * an operand computed after the convolution, the convolution's own input
+ * as operand, a broadcast tensor operand) stay apart. */
+#include "rt_support.h"
+#include "texmem/mobilenet.h"
+
+static uint64_t g_seed = 11;
+
+static int32_t constant(rt_mb *b, unsigned rank, const int32_t *shape, float lo, float hi) {
+  size_t n = 1;
+  for (unsigned i = 0; i < rank; i++) n *= (size_t)shape[i];
+  float *v = malloc(n * sizeof *v);
+  cr_assert_not_null(v);
+  for (size_t i = 0; i < n; i++)
+    v[i] = lo + (hi - lo) * (float)(tt_rand(&g_seed) % 10001) / 10000.0f;
+  int32_t t;
+  TG_OK(texmem_model_add_constant(b->m, NULL, TEXMEM_DTYPE_FLOAT32, rank, shape, v,
+                                  n * sizeof *v, &t, &tg_err_));
+  free(v);
+  return t;
+}
+
+/* A convolution of x (CONV_2D k x k, or DEPTHWISE_CONV_2D with multiplier
+ * mult when cout is 0) with stride s, SAME, activation act. */
+static int32_t conv(rt_mb *b, int32_t x, int32_t k, int32_t s, int32_t cout, int32_t mult,
+                    texmem_activation act) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  /* Copied: adding tensors may move the model's tensor array. */
+  int32_t xb = (int32_t)t->b, xh = (int32_t)t->h, xw = (int32_t)t->w;
+  int32_t cin = (int32_t)t->c, oc = cout ? cout : cin * mult;
+  int32_t ws[4] = {cout ? cout : 1, k, k, cout ? cin : oc}, bs = oc;
+  float a = 1.5f / sqrtf((float)(k * k * (cout ? cin : 1)));
+  int32_t w = constant(b, 4, ws, -a, a), bias = constant(b, 1, &bs, -0.5f, 0.5f);
+  int32_t ys[4] = {xb, (xh + s - 1) / s, (xw + s - 1) / s, oc};
+  int32_t y = rt_mb_tensor(b, 4, ys), ins[3] = {x, w, bias};
+  texmem_op_options o = texmem_op_options_default();
+  o.padding = TEXMEM_PADDING_SAME;
+  o.stride_w = o.stride_h = s;
+  o.activation = act;
+  o.depth_multiplier = cout ? 0 : mult;
+  rt_mb_op(b, cout ? TEXMEM_OP_CONV_2D : TEXMEM_OP_DEPTHWISE_CONV_2D, ins, 3, y, &o);
+  return y;
+}
+
+/* op(a) or op(a, o) into a new tensor of a's shape. */
+static int32_t ew(rt_mb *b, texmem_op_type op, int32_t a, int32_t o, bool o_first,
+                  texmem_activation act) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)a);
+  int32_t shape[4] = {(int32_t)t->b, (int32_t)t->h, (int32_t)t->w, (int32_t)t->c};
+  int32_t y = rt_mb_tensor(b, 4, shape);
+  texmem_op_options opt = texmem_op_options_default();
+  opt.activation = act;
+  opt.alpha = 0.2f;
+  int32_t ins[2] = {o_first ? o : a, o_first ? a : o};
+  rt_mb_op(b, op, ins, o < -1 ? 1 : 2, y, &opt);
+  return y;
+}
+#define UNARY -2 /* ew's o for a unary operator */
+
+typedef struct run_result {
+  rt_outputs out;
+  texmem_runtime_stats stats;
+  uint64_t dispatches; /* counted by the GL context: one run and the reads */
+} run_result;
+
+static texmem_gl_context *g_ctx;
+static run_result g_last; /* filled by inspect */
+
+/* The plan is valid for the runtime's records, one a planned tensor, in
+ * order of first task; keeps the stats and the dispatch count. */
+static void inspect(const texmem_model *m, const texmem_runtime_desc *d, const texmem_runtime *rt) {
+  (void)m;
+  (void)d;
+  texmem_runtime_get_stats(rt, &g_last.stats);
+  size_t n_rec = 0;
+  const texmem_record *rec = texmem_runtime_records(rt, &n_rec);
+  cr_assert_eq(n_rec, g_last.stats.tensors);
+  TG_OK(texmem_plan_validate(rec, n_rec, 3, texmem_runtime_plan(rt), &tg_err_));
+  for (size_t i = 1; i < n_rec; i++) cr_assert_leq(rec[i - 1].first_task, rec[i].first_task);
+  texmem_gl_counters c;
+  texmem_gl_counters_get(g_ctx, &c);
+  g_last.dispatches = c.dispatches - g_last.dispatches;
+}
+
+static run_result run(texmem_gl_context *ctx, const texmem_model *m, const texmem_runtime_desc *d,
+                      float **in) {
+  texmem_gl_counters c;
+  texmem_gl_counters_get(ctx, &c);
+  g_ctx = ctx;
+  g_last = (run_result){.dispatches = c.dispatches};
+  g_last.out = rt_run_inspect(ctx, m, d, in, inspect);
+  return g_last;
+}
+
+/* Fused against unfused in fp32 and fp16 (naive and BEST plans, portable
+ * and tiled 1x1 kernels): identical outputs, `fused` pairs, that many
+ * dispatches and planned tensors fewer. */
+static void check_fused(const texmem_model *m, size_t fused, const char *what) {
+  texmem_gl_context *ctx = tg_context();
+  size_t n_in;
+  float **in = rt_inputs(m, 5, &n_in);
+  texmem_ref_result *ref = rt_reference(m, in);
+  for (int cfg = 0; cfg < 4; cfg++) {
+    texmem_runtime_desc d = {
+        .strategy = cfg & 1 ? TEXMEM_STRATEGY_NAIVE : TEXMEM_STRATEGY_BEST,
+        .precision = cfg < 2 ? TEXMEM_PRECISION_FP32 : TEXMEM_PRECISION_FP16,
+        .kernels = cfg == 1 || cfg == 2 ? TEXMEM_KERNELS_TILED : TEXMEM_KERNELS_PORTABLE,
+        .reuse_checker = true};
+    texmem_runtime_desc du = d;
+    du.unfused = true;
+    char label[200];
+    snprintf(label, sizeof label, "%s (%s %s %s)", what, cfg < 2 ? "fp32" : "fp16",
+             cfg & 1 ? "naive" : "best", d.kernels == TEXMEM_KERNELS_TILED ? "tiled" : "portable");
+    run_result a = run(ctx, m, &d, in), u = run(ctx, m, &du, in);
+    rt_assert_identical(&u.out, &a.out, label);
+    cr_assert_eq(a.stats.fused, fused, "%s: %zu fused, expected %zu", label, a.stats.fused, fused);
+    cr_assert_eq(u.stats.fused, 0);
+    cr_assert_eq(a.dispatches + fused, u.dispatches, "%s: %llu dispatches fused, %llu unfused",
+                 label, (unsigned long long)a.dispatches, (unsigned long long)u.dispatches);
+    cr_assert_eq(a.stats.dispatches + fused, u.stats.dispatches);
+    cr_assert_eq(a.stats.tensors + fused, u.stats.tensors);
+    cr_assert_eq(a.stats.tiled, d.kernels == TEXMEM_KERNELS_TILED);
+    if (d.precision == TEXMEM_PRECISION_FP32) rt_compare(m, &a.out, ref, 1e-4, 1e-5, label);
+    rt_outputs_free(&a.out);
+    rt_outputs_free(&u.out);
+  }
+  texmem_ref_result_destroy(ref);
+  rt_free_arrays(in, n_in);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* A graph input of shape (batch, h, w, c) as a planned tensor. */
+static int32_t input(rt_mb *b, int32_t batch, int32_t h, int32_t w, int32_t c) {
+  int32_t s[4] = {batch, h, w, c};
+  return rt_mb_input(b, 4, s);
+}
+
+static void finish(rt_mb *b, int32_t y, size_t fused, const char *what) {
+  rt_mb_output(b, y);
+  TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
+  check_fused(b->m, fused, what);
+  texmem_model_destroy(b->m);
+}
+
+TestSuite(rt_fusion, .timeout = 600);
+
+/* MobileNet's residual: a 1x1 projection plus the block input. */
+Test(rt_fusion, conv_1x1_add_residual) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 6, 7, 8), r = input(&b, 1, 6, 7, 12);
+  int32_t t = conv(&b, x, 1, 1, 12, 0, TEXMEM_ACT_NONE);
+  finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), 1, "1x1 + residual");
+}
+
+/* The convolution's output second, both activations, odd channels. */
+Test(rt_fusion, conv_add_swapped_with_activations) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 5, 9, 6), r = input(&b, 1, 5, 9, 7);
+  int32_t t = conv(&b, x, 1, 1, 7, 0, TEXMEM_ACT_RELU);
+  finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, true, TEXMEM_ACT_RELU6), 1, "r + relu(1x1), relu6");
+}
+
+Test(rt_fusion, conv_3x3_mul_per_channel_constant) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 7, 5, 5);
+  int32_t t = conv(&b, x, 3, 1, 7, 0, TEXMEM_ACT_NONE);
+  int32_t cs = 7, c = constant(&b, 1, &cs, -2.0f, 2.0f);
+  finish(&b, ew(&b, TEXMEM_OP_MUL, t, c, false, TEXMEM_ACT_NONE), 1, "3x3 * c[7]");
+}
+
+/* Constant first (swapped back in the shader), a scalar. */
+Test(rt_fusion, constant_minus_conv) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 6, 6, 4);
+  int32_t t = conv(&b, x, 1, 1, 10, 0, TEXMEM_ACT_RELU6);
+  int32_t one = 1, c = constant(&b, 1, &one, 0.5f, 0.5f);
+  finish(&b, ew(&b, TEXMEM_OP_SUB, t, c, true, TEXMEM_ACT_NONE), 1, "0.5 - relu6(1x1)");
+}
+
+/* A constant spread over the channels (its c is 1) and over the batch. */
+Test(rt_fusion, minimum_with_spatial_constant_batch_2) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 2, 5, 6, 6);
+  int32_t t = conv(&b, x, 3, 2, 9, 0, TEXMEM_ACT_NONE);
+  int32_t cs[4] = {1, 3, 3, 1}, c = constant(&b, 4, cs, -0.5f, 0.5f);
+  finish(&b, ew(&b, TEXMEM_OP_MINIMUM, t, c, false, TEXMEM_ACT_NONE), 1, "min(3x3 s2, c[1,3,3,1])");
+}
+
+Test(rt_fusion, prelu_after_1x1) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 4, 9, 12);
+  int32_t t = conv(&b, x, 1, 1, 6, 0, TEXMEM_ACT_NONE);
+  int32_t as[3] = {1, 1, 6}, alpha = constant(&b, 3, as, 0.0f, 0.5f);
+  finish(&b, ew(&b, TEXMEM_OP_PRELU, t, alpha, false, TEXMEM_ACT_NONE), 1, "prelu(1x1)");
+}
+
+/* Unary operators after each depthwise kernel; LOGISTIC of the padding
+ * lanes (5 channels) would be 0.5, the fused kernel writes them 0. */
+Test(rt_fusion, unary_after_depthwise) {
+  static const texmem_op_type ops[] = {TEXMEM_OP_HARD_SWISH, TEXMEM_OP_LOGISTIC,
+                                       TEXMEM_OP_LEAKY_RELU, TEXMEM_OP_TANH};
+  static const int32_t k[] = {3, 5, 3, 3}, s[] = {1, 2, 1, 2}, mult[] = {1, 1, 2, 1};
+  for (int i = 0; i < 4; i++) {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 9, 7, 5);
+    int32_t t = conv(&b, x, k[i], s[i], 0, mult[i], TEXMEM_ACT_NONE);
+    char what[80];
+    snprintf(what, sizeof what, "%s(depthwise %dx%d s%d x%d)", texmem_op_type_name(ops[i]), k[i],
+             k[i], s[i], mult[i]);
+    finish(&b, ew(&b, ops[i], t, UNARY, false, TEXMEM_ACT_NONE), 1, what);
+  }
+}
+
+/* Two pairs in a chain, and a relu6 after a 3x3 conv. */
+Test(rt_fusion, chains_and_relu6) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 8, 8, 3);
+  int32_t t = conv(&b, x, 3, 2, 16, 0, TEXMEM_ACT_NONE);
+  int32_t a = ew(&b, TEXMEM_OP_RELU6, t, UNARY, false, TEXMEM_ACT_NONE);
+  int32_t d = conv(&b, a, 3, 1, 0, 1, TEXMEM_ACT_RELU6);
+  int32_t p = conv(&b, d, 1, 1, 16, 0, TEXMEM_ACT_NONE);
+  finish(&b, ew(&b, TEXMEM_OP_ADD, p, a, false, TEXMEM_ACT_NONE), 2, "chain");
+}
+
+/* What must not fuse: each graph has none. */
+Test(rt_fusion, not_fused) {
+  {
+    rt_mb b = rt_mb_new(); /* read twice */
+    int32_t x = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_MUL, t, t, false, TEXMEM_ACT_NONE), 0, "t * t");
+  }
+  {
+    rt_mb b = rt_mb_new(); /* operand computed after the convolution */
+    int32_t x = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    int32_t r = input(&b, 1, 4, 4, 4);
+    finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), 0, "t + later");
+  }
+  {
+    rt_mb b = rt_mb_new(); /* the convolution's input as operand */
+    int32_t x = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_SUB, t, x, false, TEXMEM_ACT_NONE), 0, "t - x");
+  }
+  {
+    rt_mb b = rt_mb_new(); /* a broadcast tensor operand */
+    int32_t x = input(&b, 1, 4, 4, 8), r = input(&b, 1, 1, 1, 8);
+    int32_t t = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), 0, "t + r[1,1,1,8]");
+  }
+  {
+    rt_mb b = rt_mb_new(); /* the convolution's output is a graph output */
+    int32_t x = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    b.out[b.n_out++] = t;
+    finish(&b, ew(&b, TEXMEM_OP_RELU, t, UNARY, false, TEXMEM_ACT_NONE), 0, "output conv");
+  }
+}
+
+/* MobileNet v2: its 10 residual ADDs fuse into their projections. */
+Test(rt_fusion, mobilenet_v2) {
+  texmem_model *m = NULL;
+  TG_OK(texmem_model_mobilenet_v2_sized(3, 32, &m, &tg_err_));
+  check_fused(m, 10, "mobilenet_v2 32");
+  texmem_model_destroy(m);
+}
+
+/* The runtime's records are the model's less the fused convolutions'
+ * outputs; the fused operators' outputs start at their convolutions, and
+ * their other operands, read there, end there. */
+Test(rt_fusion, records_drop_the_fused_outputs) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 4, 5, 4), r = input(&b, 1, 4, 5, 8);
+  int32_t t = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
+  size_t conv_op = texmem_model_op_count(b.m) - 1;
+  int32_t e = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE);
+  rt_mb_output(&b, e);
+  TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
+  texmem_record *rec = NULL;
+  int32_t *of = NULL;
+  size_t n = 0;
+  TG_OK(texmem_model_records(b.m, 3, TEXMEM_PRECISION_FP16, &rec, &n, &of, &tg_err_));
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  TG_OK(texmem_runtime_create(ctx, b.m, NULL, &rt, &tg_err_));
+  size_t nr = 0;
+  const texmem_record *got = texmem_runtime_records(rt, &nr);
+  cr_assert_eq(nr, n - 1);
+  size_t j = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (of[i] == t) continue;
+    texmem_record want = rec[i];
+    if (of[i] == e) want.first_task = conv_op;
+    if (of[i] == r) want.last_task = conv_op;
+    cr_assert_eq(got[j].first_task, want.first_task, "record %zu", j);
+    cr_assert_eq(got[j].last_task, want.last_task, "record %zu", j);
+    cr_assert_eq(memcmp(got[j].dims, want.dims, sizeof want.dims), 0);
+    cr_assert_eq(got[j].id, j);
+    j++;
+  }
+  cr_assert_null(texmem_runtime_records(NULL, &nr));
+  cr_assert_eq(nr, 0);
+  texmem_runtime_destroy(rt);
+  texmem_gl_context_destroy(ctx);
+  free(rec);
+  free(of);
+  texmem_model_destroy(b.m);
+}
+
+/* An unknown kernels value is refused by name. */
+Test(rt_fusion, unknown_kernels_refused) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 2, 2, 4);
+  rt_mb_output(&b, conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE));
+  TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
+  texmem_gl_context *ctx = tg_context();
+  texmem_runtime *rt = NULL;
+  texmem_runtime_desc d = {.kernels = (texmem_kernels)7};
+  texmem_error err = {0};
+  cr_assert_eq(texmem_runtime_create(ctx, b.m, &d, &rt, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert_null(rt);
+  cr_assert(strstr(err.message, "kernels"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+  texmem_model_destroy(b.m);
+}
