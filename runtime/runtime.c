@@ -235,17 +235,28 @@ static texmem_status profile_setup(texmem_runtime *rt, texmem_error *err) {
   return texmem_gl_timer_create(rt->ctx, n + rt->span, &rt->timer, err);
 }
 
+/* A GL that renders on the CPU (Mesa's llvmpipe and softpipe, SwiftShader,
+ * lavapipe): no texture cache or shared memory of its own. */
+static bool renders_on_cpu(const texmem_gl_context *ctx) {
+  texmem_gl_info info;
+  texmem_gl_context_info(ctx, &info);
+  static const char *const cpu[] = {"llvmpipe", "softpipe", "SwiftShader", "lavapipe"};
+  for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
+    if (info.renderer && strstr(info.renderer, cpu[i])) return true;
+  return false;
+}
+
 /* The kernels policy: AUTO takes the tiled 1x1 convolution unless the GL
  * renders on the CPU, where shared memory is ordinary memory and every
  * barrier() a thread switch, so staging costs more than it saves. */
 static bool use_tiled(const texmem_gl_context *ctx, texmem_kernels k) {
   if (k != TEXMEM_KERNELS_AUTO) return k == TEXMEM_KERNELS_TILED;
-  texmem_gl_info info;
-  texmem_gl_context_info(ctx, &info);
-  static const char *const cpu[] = {"llvmpipe", "softpipe", "SwiftShader", "lavapipe"};
-  for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
-    if (info.renderer && strstr(info.renderer, cpu[i])) return false;
-  return true;
+  return !renders_on_cpu(ctx);
+}
+
+texmem_storage texmem_runtime_auto_storage(const texmem_gl_context *ctx) {
+  if (!ctx) return TEXMEM_STORAGE_OBJECTS;
+  return renders_on_cpu(ctx) ? TEXMEM_STORAGE_ARENA : TEXMEM_STORAGE_BUFFER;
 }
 
 texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *model,

@@ -402,3 +402,16 @@ Test(rt_models, fp16_weights_take_half_the_bytes) {
   texmem_model_destroy(m);
   texmem_gl_context_destroy(ctx);
 }
+
+/* The recommended storage: an arena always (both reach max_live), the
+ * texture arena on a CPU renderer, the buffer arena on a GPU. */
+Test(rt_models, auto_storage_policy) {
+  cr_assert_eq(texmem_runtime_auto_storage(NULL), TEXMEM_STORAGE_OBJECTS);
+  texmem_gl_context *ctx = tg_context();
+  texmem_gl_info info;
+  texmem_gl_context_info(ctx, &info);
+  bool cpu = info.renderer && strstr(info.renderer, "llvmpipe");
+  cr_assert_eq(texmem_runtime_auto_storage(ctx), cpu ? TEXMEM_STORAGE_ARENA : TEXMEM_STORAGE_BUFFER,
+               "renderer %s", info.renderer);
+  texmem_gl_context_destroy(ctx);
+}

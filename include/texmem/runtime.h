@@ -150,6 +150,15 @@ typedef struct texmem_runtime_stats {
   bool tiled;                            /* 1x1 convolutions run TILED */
 } texmem_runtime_stats;
 
+/* The storage texmem recommends on ctx (`texmem bench --storage auto`), a
+ * policy by the kind of GPU rather than by bytes (both arenas reach
+ * max_live): on a GPU, BUFFER, which keeps every tensor dense where the
+ * texture arena folds it into rows of a wide texture, against the 2-D
+ * tiles texture caches fetch; on a GL that renders on the CPU (llvmpipe),
+ * ARENA, measured faster there (docs/runtime.md, "Which storage").
+ * OBJECTS for a NULL context. */
+TEXMEM_API texmem_storage texmem_runtime_auto_storage(const texmem_gl_context *ctx);
+
 TEXMEM_API void texmem_runtime_get_stats(const texmem_runtime *rt,
                                          texmem_runtime_stats *out);
 /* One dispatch of a profiled run (texmem_runtime_desc.profile). */

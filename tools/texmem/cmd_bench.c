@@ -59,8 +59,9 @@ static void usage(FILE *f) {
           "  --strategy S       strategy of the planned run (default best); the other\n"
           "                     storage uses best where S does not apply to it\n"
           "  --layout L         natural | linear | auto (default auto: the smaller plan)\n"
-          "  --storage S        objects | arena | buffer | auto (default auto: buffer,\n"
-          "                     see docs/runtime.md); all storages run side by side\n"
+          "  --storage S        objects | arena | buffer | auto (default auto: buffer on\n"
+          "                     a GPU, arena on a CPU renderer such as llvmpipe; see\n"
+          "                     docs/runtime.md); all storages run side by side\n"
           "  --precision P      fp16 | fp32 (default fp16)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
           "  --plan-only        print the memory tables only, run nothing (any model)\n"
@@ -304,13 +305,13 @@ static texmem_strategy storage_strategy(const opts *o, texmem_plan_kind k) {
   return texmem_strategy_supports(o->strategy, k) ? o->strategy : TEXMEM_STRATEGY_BEST;
 }
 
-/* --storage auto: the buffer arena (see docs/runtime.md, "Which storage"):
- * it reaches max_live like the texture arena, and keeps every tensor dense
- * as one texture per tensor does, where the texture arena folds it into
- * rows of a wide texture. The reported bound is the one of the storage's
- * problem (positional_max for objects, max_live for an arena). */
+/* --storage auto: the library's policy (texmem_runtime_auto_storage: the
+ * buffer arena on a GPU, the texture arena on a CPU renderer). The reported
+ * bound is the one of the storage's problem (positional_max for objects,
+ * max_live for an arena). */
 static void choose_storage(bench *b) {
-  b->storage = b->o.storage == STORAGE_AUTO ? TEXMEM_STORAGE_BUFFER : (texmem_storage)b->o.storage;
+  b->storage = b->o.storage == STORAGE_AUTO ? texmem_runtime_auto_storage(b->ctx)
+                                            : (texmem_storage)b->o.storage;
   b->lower_bound = b->storage == TEXMEM_STORAGE_OBJECTS ? b->positional_max : b->max_live;
 }
 
