@@ -1,7 +1,9 @@
 /* texmem runtime: runs a texmem_model on the GL backend with planned
  * textures: records -> plan -> texture pool -> one compute dispatch per
- * operator. Graph inputs and outputs are textures outside the pool;
- * weights are uploaded once, outside the pool, and counted apart.
+ * operator (an element-wise operator after a convolution runs inside the
+ * convolution's dispatch). Graph inputs and outputs are textures outside
+ * the pool; weights are uploaded once, outside the pool, and counted
+ * apart.
  *
  * Ownership: texmem_runtime is owned by the caller (destroy(NULL) is a
  * no-op); the context and model are borrowed and must outlive it. Float
