@@ -112,7 +112,7 @@ def main():
         pos = mem["lower_bound"]
         if r is not None:
             arena = r["storage_texture_bytes"]["buffer"]
-            max_live = r["texture_bytes"]["max_live"]
+            max_live = r["storage_max_live"]["buffer"]  # of the records it planned (fused)
         elif pl is not None:
             arena = pl["results"][0]["total"] * 16
             max_live = pl["lower_bounds"]["max_live"] * 16

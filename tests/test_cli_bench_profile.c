@@ -28,7 +28,6 @@ Test(cli_bench_profile, profile_json) {
     return;
   }
   cr_expect_not_null(strstr(r.out, "\"timer\": \"GL_EXT_disjoint_timer_query"), "%s", r.out);
-  double dispatches_per_run = json_num(r.out, "\"barriers\"", "dispatches");
   for (int s = 0; s < 4; s++) {
     const char *at = storage_at(r.out, "profile", bench_storages[s]);
     cr_assert(strncmp(at + strlen(bench_storages[s]) + 4, "null", 4) != 0,
@@ -40,7 +39,10 @@ Test(cli_bench_profile, profile_json) {
     cr_expect_geq(sum, 0.9 * run, "%s: dispatches %.0f ns, run %.0f ns", name, sum, run);
     cr_expect_leq(sum, 1.1 * run, "%s: dispatches %.0f ns, run %.0f ns", name, sum, run);
     cr_expect_gt(cpu, 0);
-    cr_expect_eq(n, dispatches_per_run, "%s", bench_storages[s]);
+    if (s > 0) /* a planned storage: as many as its run counted (fusion may differ) */
+      cr_expect_eq(n, json_num(r.out, "\"dispatches\"", name), "%s", name);
+    else
+      cr_expect_gt(n, 0);
     size_t k = 0;
     double by_type = array_sum(at, "by_op_type", "gpu_ns", &k);
     cr_expect_gt(k, 1, "MobileNet has several operator types");

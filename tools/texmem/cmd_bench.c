@@ -191,6 +191,9 @@ typedef struct bench {
   double lat_arena, lat_buffer;
   uint64_t max_live, positional_max; /* bytes at the run's precision */
   uint64_t barriers[3], dispatches[3]; /* one run: objects, arena, buffer */
+  /* The bounds of the records each planned runtime planned (fusion takes
+   * the fused convolutions' outputs out): objects, arena, buffer. */
+  uint64_t run_max_live[3], run_positional_max[3];
   bool identical_storage[3];
   bench_setup setup; /* naive, objects (the planned layout), arena */
   texmem_runtime_stats stats[BENCH_STORAGES];
@@ -312,7 +315,6 @@ static texmem_strategy storage_strategy(const opts *o, texmem_plan_kind k) {
 static void choose_storage(bench *b) {
   b->storage = b->o.storage == STORAGE_AUTO ? texmem_runtime_auto_storage(b->ctx)
                                             : (texmem_storage)b->o.storage;
-  b->lower_bound = b->storage == TEXMEM_STORAGE_OBJECTS ? b->positional_max : b->max_live;
 }
 
 /* The planned storages side by side: objects, arena, buffer. */
@@ -338,7 +340,16 @@ static texmem_status count_barriers(bench *b, texmem_error *err) {
     texmem_gl_counters_get(b->ctx, &c);
     b->barriers[i] = c.barriers;
     b->dispatches[i] = c.dispatches;
+    size_t n = 0;
+    const texmem_record *rec = texmem_runtime_records(rts[i], &n);
+    texmem_bounds bd;
+    if ((st = texmem_lower_bounds(rec, n, 3, &bd, err))) return st;
+    b->run_max_live[i] = bd.max_live * b->texel_bytes;
+    b->run_positional_max[i] = bd.positional_max * b->texel_bytes;
   }
+  int k = storage_slot(b->storage);
+  b->lower_bound = b->storage == TEXMEM_STORAGE_OBJECTS ? b->run_positional_max[k]
+                                                        : b->run_max_live[k];
   return TEXMEM_STATUS_OK;
 }
 
@@ -356,7 +367,8 @@ static const texmem_runtime_stats *slot_stats(const bench *b, int i) {
 
 static void print_storage_table(const bench *b) {
   printf("\nstorage, side by side (* = the planned run; arena: offsets in rows of a texture; "
-         "buffer: offsets in texels of an SSBO):\n");
+         "buffer: offsets in texels of an SSBO; bounds of each run's records, fused operators'\n"
+         "inputs not planned):\n");
   printf("  %-26s %12s %9s %9s %16s %11s %10s\n", "storage", "texture MiB", "/max_live",
          "/pos_max", "barriers/disp.", "latency ms", "identical");
   const double lat[3] = {b->lat_planned, b->lat_arena, b->lat_buffer};
@@ -373,7 +385,8 @@ static void print_storage_table(const bench *b) {
     char bar[32];
     snprintf(bar, sizeof bar, "%" PRIu64 "/%" PRIu64, b->barriers[i], b->dispatches[i]);
     printf("  %-26s %12.3f %9.4f %9.4f %16s %11.3f %10s%s\n", name, mib(s->texture_bytes),
-           ratio(s->texture_bytes, b->max_live), ratio(s->texture_bytes, b->positional_max), bar,
+           ratio(s->texture_bytes, b->run_max_live[i]),
+           ratio(s->texture_bytes, b->run_positional_max[i]), bar,
            lat[i], b->identical_storage[i] ? "yes" : "NO",
            storage_slot(b->storage) == i ? "  *" : "");
   }
@@ -391,8 +404,14 @@ static void print_storage_json(const bench *b) {
          slot_stats(b, 0)->texture_bytes, slot_stats(b, 1)->texture_bytes,
          slot_stats(b, 2)->texture_bytes);
   printf("  \"barriers\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64 ", \"buffer\": %" PRIu64
-         ", \"dispatches\": %" PRIu64 "},\n",
-         b->barriers[0], b->barriers[1], b->barriers[2], b->dispatches[1]);
+         "},\n",
+         b->barriers[0], b->barriers[1], b->barriers[2]);
+  printf("  \"dispatches\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64 ", \"buffer\": %" PRIu64
+         "},\n",
+         b->dispatches[0], b->dispatches[1], b->dispatches[2]);
+  printf("  \"storage_max_live\": {\"objects\": %" PRIu64 ", \"arena\": %" PRIu64
+         ", \"buffer\": %" PRIu64 "},\n",
+         b->run_max_live[0], b->run_max_live[1], b->run_max_live[2]);
   printf("  \"storage_latency_ms\": {\"objects\": %.4f, \"arena\": %.4f, \"buffer\": %.4f},\n",
          b->lat_planned, b->lat_arena, b->lat_buffer);
 }
