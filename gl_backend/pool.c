@@ -10,6 +10,35 @@ static texmem_status fail_create(texmem_gl_pool *pool, texmem_status st) {
   return st;
 }
 
+/* Object o's texture (or buffer) description, checked against the limits
+ * before any GL call. */
+static texmem_status object_desc(const texmem_gl_context *ctx, const texmem_gl_pool_desc *desc,
+                                 texmem_layout layout, size_t o, texmem_gl_texture_desc *td,
+                                 texmem_error *err) {
+  texmem_plan_object_dims(desc->plan, o, td->dims);
+  td->format = desc->object_formats ? desc->object_formats[o] : desc->format;
+  if (desc->storage == TEXMEM_STORAGE_BUFFER)
+    td->target = TEXMEM_GL_TARGET_BUFFER;
+  else if (layout == TEXMEM_LAYOUT_LINEAR || desc->dims == 2)
+    td->target = TEXMEM_GL_TARGET_2D;
+  else
+    td->target = desc->array_target == TEXMEM_GL_TARGET_3D ? TEXMEM_GL_TARGET_3D
+                                                          : TEXMEM_GL_TARGET_2D_ARRAY;
+  uint64_t max[3];
+  texmem_gl_max_dims(ctx, td->target, max);
+  if (texmem_gl_format_bytes(td->format) == 0)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "object %zu: unknown format %d", o,
+                        (int)td->format);
+  for (int j = 0; j < 3; j++)
+    if (td->dims[j] > max[j])
+      return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS,
+                          "object %zu (%llux%llux%llu) exceeds the texture limits %llux%llux%llu", o,
+                          (unsigned long long)td->dims[0], (unsigned long long)td->dims[1],
+                          (unsigned long long)td->dims[2], (unsigned long long)max[0],
+                          (unsigned long long)max[1], (unsigned long long)max[2]);
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool_desc *desc,
                                     texmem_gl_pool **out, texmem_error *err) {
   if (!out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "out is NULL");
@@ -104,29 +133,7 @@ texmem_status texmem_gl_pool_create(texmem_gl_context *ctx, const texmem_gl_pool
   /* Descriptions and limits first: no GL call for a plan that cannot fit. */
   texmem_gl_texture_desc *td = calloc(k ? k : 1, sizeof *td);
   if (!td) return fail_create(pool, texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory"));
-  for (size_t o = 0; o < k && !st; o++) {
-    texmem_plan_object_dims(plan, o, td[o].dims);
-    td[o].format = desc->object_formats ? desc->object_formats[o] : desc->format;
-    if (buffer)
-      td[o].target = TEXMEM_GL_TARGET_BUFFER;
-    else if (pool->layout == TEXMEM_LAYOUT_LINEAR || desc->dims == 2)
-      td[o].target = TEXMEM_GL_TARGET_2D;
-    else
-      td[o].target = desc->array_target == TEXMEM_GL_TARGET_3D ? TEXMEM_GL_TARGET_3D
-                                                              : TEXMEM_GL_TARGET_2D_ARRAY;
-    uint64_t max[3];
-    texmem_gl_max_dims(ctx, td[o].target, max);
-    if (texmem_gl_format_bytes(td[o].format) == 0)
-      st = texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "object %zu: unknown format %d", o,
-                        (int)td[o].format);
-    for (int j = 0; j < 3 && !st; j++)
-      if (td[o].dims[j] > max[j])
-        st = texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS,
-                          "object %zu (%llux%llux%llu) exceeds the texture limits %llux%llux%llu", o,
-                          (unsigned long long)td[o].dims[0], (unsigned long long)td[o].dims[1],
-                          (unsigned long long)td[o].dims[2], (unsigned long long)max[0],
-                          (unsigned long long)max[1], (unsigned long long)max[2]);
-  }
+  for (size_t o = 0; o < k && !st; o++) st = object_desc(ctx, desc, pool->layout, o, &td[o], err);
   for (size_t o = 0; o < k && !st; o++) {
     st = texmem__gl_texture_new(ctx, &td[o], pool, &pool->objects[o], err);
     if (st) {
