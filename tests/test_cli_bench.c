@@ -137,6 +137,47 @@ Test(cli_bench, builtin_report_text) {
   tt_run_free(&r);
 }
 
+/* --alone S: only S's runtime, run once, nothing timed; its planned bytes
+ * are those the full bench reports for S, and its driver figure (where the
+ * driver has a query) is after minus before. */
+Test(cli_bench, alone_storage) {
+  const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
+  tt_run full = tt_texmem("bench", model, "--runs", "1", "--json", NULL);
+  cr_assert_eq(full.code, 0, "stderr: %s", full.err);
+  for (int s = 0; s < 4; s++) {
+    tt_run r = tt_texmem("bench", model, "--alone", bench_storages[s], "--json", NULL);
+    cr_assert_eq(r.code, 0, "%s: stderr: %s", bench_storages[s], r.err);
+    char want[64];
+    snprintf(want, sizeof want, "\"alone\": \"%s\"", bench_storages[s]);
+    cr_expect_not_null(strstr(r.out, want), "%s", r.out);
+    cr_expect_null(strstr(r.out, "latency_ms"), "nothing timed: %s", r.out);
+    for (int o = 0; o < 4; o++) {
+      snprintf(want, sizeof want, "\"%s\": ", bench_storages[o]);
+      cr_expect_eq(strstr(r.out, want) != NULL, o == s, "only %s: %s", bench_storages[s], r.out);
+    }
+    static const char *const parts[] = {"textures", "graph_io", "weights"};
+    const char *a = storage_at(r.out, "planned_bytes", bench_storages[s]);
+    const char *f = storage_at(full.out, "planned_bytes", bench_storages[s]);
+    for (int k = 0; k < 3; k++)
+      cr_expect_eq(json_num(a, NULL, parts[k]), json_num(f, NULL, parts[k]), "%s %s: %s",
+                   bench_storages[s], parts[k], r.out);
+    cr_expect_gt(json_num(a, NULL, "textures"), 0, "%s", r.out);
+    if (strstr(r.out, "\"driver_bytes\": null")) {
+      cr_expect_not_null(strstr(r.out, "\"driver_note\": \"driver memory: no query"), "%s", r.out);
+    } else {
+      const char *d = storage_at(r.out, "driver_bytes", bench_storages[s]);
+      cr_expect_eq(json_num(d, NULL, "delta"),
+                   json_num(d, NULL, "after") - json_num(d, NULL, "before"), "%s", r.out);
+    }
+    tt_run_free(&r);
+  }
+  tt_run_free(&full);
+  tt_run r = tt_texmem("bench", model, "--alone", "heap", NULL);
+  cr_expect_eq(r.code, 2);
+  cr_expect_not_null(strstr(r.err, "unknown storage 'heap'"), "%s", r.err);
+  tt_run_free(&r);
+}
+
 static void check_model(const char *file, const char *layout, const char *precision,
                         const char *storage) {
   char path[1024];

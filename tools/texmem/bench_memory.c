@@ -52,6 +52,7 @@ texmem_status bench_memory_measure(const bench_setup *b, const texmem_runtime_st
   const char *why;
   out->available = texmem_gl_memory_support(b->ctx, &why) != TEXMEM_GL_MEMORY_NONE;
   snprintf(out->why, sizeof out->why, "%s", why);
+  out->only = -1;
   for (int s = 0; s < BENCH_STORAGES; s++) {
     planned_split(&out->s[s], &planned[s]);
     texmem_status st = out->available ? measure_one(b, s, &out->s[s], err) : TEXMEM_STATUS_OK;
@@ -59,6 +60,17 @@ texmem_status bench_memory_measure(const bench_setup *b, const texmem_runtime_st
   }
   return TEXMEM_STATUS_OK;
 }
+
+texmem_status bench_memory_measure_alone(const bench_setup *b, int s, bench_memory *out,
+                                         texmem_error *err) {
+  const char *why;
+  out->available = texmem_gl_memory_support(b->ctx, &why) != TEXMEM_GL_MEMORY_NONE;
+  snprintf(out->why, sizeof out->why, "%s", why);
+  out->only = s;
+  return measure_one(b, s, &out->s[s], err);
+}
+
+static bool shown(const bench_memory *m, int s) { return m->only < 0 || m->only == s; }
 
 static double mib(int64_t b) { return (double)b / (1024.0 * 1024.0); }
 
@@ -72,6 +84,7 @@ void bench_memory_print(const bench_memory *m) {
          "weights MiB", "driver before", "driver after", "delta MiB", "rest MiB");
   for (int s = 0; s < BENCH_STORAGES; s++) {
     const bench_memory_storage *x = &m->s[s];
+    if (!shown(m, s)) continue;
     printf("  %-8s %13.3f %13.3f %12.3f", bench_storage_names[s], mib((int64_t)x->textures),
            mib((int64_t)x->io), mib((int64_t)x->weights));
     if (x->ok)
@@ -87,11 +100,12 @@ void bench_memory_json(const bench_memory *m) {
   bool any = false;
   for (int s = 0; s < BENCH_STORAGES; s++) any = any || m->s[s].ok;
   printf("  \"planned_bytes\": {");
-  for (int s = 0; s < BENCH_STORAGES; s++) {
+  for (int s = 0, n = 0; s < BENCH_STORAGES; s++) {
     const bench_memory_storage *x = &m->s[s];
+    if (!shown(m, s)) continue;
     printf("%s\"%s\": {\"textures\": %" PRIu64 ", \"graph_io\": %" PRIu64 ", \"weights\": %" PRIu64
            "}",
-           s ? ", " : "", bench_storage_names[s], x->textures, x->io, x->weights);
+           n++ ? ", " : "", bench_storage_names[s], x->textures, x->io, x->weights);
   }
   printf("},\n  \"driver_bytes\": ");
   if (!any) {
@@ -101,9 +115,10 @@ void bench_memory_json(const bench_memory *m) {
     return;
   }
   printf("{");
-  for (int s = 0; s < BENCH_STORAGES; s++) {
+  for (int s = 0, n = 0; s < BENCH_STORAGES; s++) {
     const bench_memory_storage *x = &m->s[s];
-    printf("%s\n    \"%s\": ", s ? "," : "", bench_storage_names[s]);
+    if (!shown(m, s)) continue;
+    printf("%s\n    \"%s\": ", n++ ? "," : "", bench_storage_names[s]);
     if (!x->ok) {
       printf("null");
       continue;

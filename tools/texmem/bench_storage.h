@@ -72,6 +72,7 @@ typedef struct bench_memory_storage {
 
 typedef struct bench_memory {
   bool available;
+  int only; /* -1: every storage; else the one storage measured (--alone) */
   char why[256];
   bench_memory_storage s[BENCH_STORAGES];
 } bench_memory;
@@ -82,6 +83,10 @@ typedef struct bench_memory {
  * made with the same desc) gives the planned bytes where there is none. */
 texmem_status bench_memory_measure(const bench_setup *b, const texmem_runtime_stats *planned,
                                    bench_memory *out, texmem_error *err);
+/* --alone: storage s only, created and run whether or not the driver has a
+ * memory source (the planned bytes come from that runtime). */
+texmem_status bench_memory_measure_alone(const bench_setup *b, int s, bench_memory *out,
+                                         texmem_error *err);
 void bench_memory_print(const bench_memory *m);
 void bench_memory_json(const bench_memory *m);
 

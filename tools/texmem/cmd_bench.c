@@ -40,6 +40,7 @@ typedef struct opts {
   bool json;
   bool plan_only;
   bool profile;
+  int alone; /* -1, or the one storage (BENCH_*) made and measured */
   cli_input_shapes shapes;
 } opts;
 
@@ -67,6 +68,10 @@ static void usage(FILE *f) {
           "  --plan-only        print the memory tables only, run nothing (any model)\n"
           "  --profile          time every dispatch on the GPU (timer queries), summed per\n"
           "                     operator type and per kernel, for each storage\n"
+          "  --alone S          make only storage S's runtime (naive, objects, arena or\n"
+          "                     buffer), run it once and report the driver's memory\n"
+          "                     before and after, nothing timed: one process per storage\n"
+          "                     gives figures no other runtime of the process touched\n"
           "  --input-shape [NAME=]D0,D1,...\n"
           "                     a graph input's shape where the model has dynamic\n"
           "                     dimensions (repeatable)\n"
@@ -89,7 +94,7 @@ static bool parse_storage(const char *v, int *out) {
 
 static int parse_args(int argc, char **argv, opts *o) {
   *o = (opts){.strategy = TEXMEM_STRATEGY_BEST, .layout = LAYOUT_AUTO, .storage = STORAGE_AUTO,
-              .precision = TEXMEM_PRECISION_FP16, .runs = 5};
+              .precision = TEXMEM_PRECISION_FP16, .runs = 5, .alone = -1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -102,6 +107,15 @@ static int parse_args(int argc, char **argv, opts *o) {
       o->plan_only = true;
     } else if (!strcmp(a, "--profile")) {
       o->profile = true;
+    } else if (!strcmp(a, "--alone") && v) {
+      for (int k = 0; k < BENCH_STORAGES; k++)
+        if (!strcmp(v, bench_storage_names[k])) o->alone = k;
+      if (o->alone < 0) {
+        fprintf(stderr, "texmem bench: unknown storage '%s' (naive, objects, arena or buffer)\n",
+                v);
+        return CLI_EXIT_BAD_INPUT;
+      }
+      i++;
     } else if (!strcmp(a, "--input-shape") && v) {
       if (!cli_input_shape_add(&o->shapes, "bench", v)) return CLI_EXIT_BAD_INPUT;
       i++;
@@ -632,9 +646,8 @@ static texmem_status make_inputs(bench *b, texmem_error *err) {
   return TEXMEM_STATUS_OK;
 }
 
-/* Naive, planned (both layouts) and arena runtimes, inputs set; *what
- * names the one that failed. */
-static texmem_status create_runtimes(bench *b, const char **what, texmem_error *err) {
+/* The layout of the planned run and each storage's runtime desc. */
+static void setup_descs(bench *b) {
   const opts *o = &b->o;
   size_t si = table_index(o->strategy);
   if (o->layout == LAYOUT_AUTO)
@@ -655,6 +668,13 @@ static texmem_status create_runtimes(bench *b, const char **what, texmem_error *
       .precision = o->precision};
   su->desc[BENCH_BUFFER] = su->desc[BENCH_ARENA];
   su->desc[BENCH_BUFFER].storage = TEXMEM_STORAGE_BUFFER;
+}
+
+/* Naive, planned (both layouts) and arena runtimes, inputs set; *what
+ * names the one that failed. */
+static texmem_status create_runtimes(bench *b, const char **what, texmem_error *err) {
+  bench_setup *su = &b->setup;
+  setup_descs(b);
   fprintf(stderr, "texmem bench: creating the naive and the planned runtime\n");
   texmem_status st;
   *what = "naive runtime";
@@ -734,6 +754,30 @@ static texmem_status measure_storages(bench *b, const char **what, texmem_error 
   return bench_memory_measure(&b->setup, b->stats, &b->memory, err);
 }
 
+/* --alone S: storage S's runtime made first and alone, run once, its
+ * driver memory reported; nothing timed. */
+static int alone(bench *b) {
+  const opts *o = &b->o;
+  texmem_error err = {0};
+  setup_descs(b);
+  int s = o->alone;
+  fprintf(stderr, "texmem bench: the %s runtime alone\n", bench_storage_names[s]);
+  texmem_status st = bench_memory_measure_alone(&b->setup, s, &b->memory, &err);
+  if (st) return fail(b, bench_storage_names[s], st, &err);
+  if (o->json) {
+    printf("{\n  \"model\": ");
+    cli_json_str(stdout, o->model ? o->model : "builtin:mobilenet_v2_224");
+    printf(",\n  \"precision\": \"%s\",\n  \"alone\": \"%s\",\n",
+           o->precision == TEXMEM_PRECISION_FP32 ? "fp32" : "fp16", bench_storage_names[s]);
+    bench_memory_json(&b->memory);
+    printf("  \"executed\": true\n}\n");
+  } else {
+    bench_memory_print(&b->memory);
+  }
+  bench_free(b);
+  return CLI_EXIT_OK;
+}
+
 int texmem_cmd_bench(int argc, char **argv) {
   bench b;
   memset(&b, 0, sizeof b);
@@ -747,6 +791,7 @@ int texmem_cmd_bench(int argc, char **argv) {
   texmem_error err = {0};
   const char *what = "inputs";
   texmem_status st = make_inputs(&b, &err);
+  if (!st && o->alone >= 0) return alone(&b);
   if (!st) st = create_runtimes(&b, &what, &err);
   if (st) return fail(&b, what, st, &err);
   if ((st = time_runs(&b, &err))) return fail(&b, "run", st, &err);
