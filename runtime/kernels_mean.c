@@ -2,7 +2,8 @@
  * axis (op_mean.comp): the reduced axes are mapped through the shapes as
  * written to the input's x / y / channels, the kept ones to the output's
  * x / y. The batch is kept (the output's batch) or reduced (summed over,
- * output batch 1). */
+ * output batch 1). H and W reduced alone go to op_reduce_hw.comp on a GPU
+ * (kernels_util.h). */
 #include "kernels_util.h"
 
 texmem_status texmem__kernel_mean(texmem__kernel_env *env, const texmem_model *model,
@@ -72,6 +73,14 @@ texmem_status texmem__kernel_mean(texmem__kernel_env *env, const texmem_model *m
   if (red_c && y->c != 1)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
                         "MEAN: channels reduced but a spatial axis becomes the output's channels");
+  /* H and W reduced, channels and batch kept: one texel a plane, a
+   * work-group reduction on a GPU (kernels_util.h). */
+  uint64_t depth = (uint64_t)x->b * (uint64_t)texmem__ku_slices(x->c);
+  if (from[0] >= 2 && from[1] >= 2 && !red_c && !red_b && texmem__ku_reduce_hw_fits(env, depth)) {
+    if ((s = texmem__ku_reduce_hw(env, op, (uint32_t)depth, 1, (float)count, out, err))) return s;
+    texmem__kernel_vec4(out, "act", -FLT_MAX, FLT_MAX, 0.0f, 0.0f);
+    return TEXMEM_STATUS_OK;
+  }
   if ((s = texmem__ku_program_1(env, "op_mean.comp", op, out, err))) return s;
   texmem__kernel_ivec4(out, "from", from[0], from[1], red_c ? 1 : 0, texmem__ku_slices(x->c));
   texmem__kernel_float(out, "count", (float)count);

@@ -1,6 +1,7 @@
 /* MAX_POOL_2D and AVERAGE_POOL_2D (op_pool.comp): TFLite geometry (SAME
  * pads ceil(in/stride) outputs, the odd padding after), averages over the
- * valid texels only, fused activation. */
+ * valid texels only, fused activation. A window over the whole plane goes
+ * to op_reduce_hw.comp on a GPU (kernels_util.h). */
 #include "kernels_util.h"
 
 static int32_t out_size(texmem_padding p, int32_t in, int32_t k, int32_t stride) {
@@ -31,10 +32,19 @@ texmem_status texmem__kernel_pool(texmem__kernel_env *env, const texmem_model *m
       (s = texmem__ku_check_batch(name, x, y, err)))
     return s;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
+  int32_t px = pad_before((int32_t)x->w, ow, o->filter_w, o->stride_w);
+  int32_t py = pad_before((int32_t)x->h, oh, o->filter_h, o->stride_h);
+  int32_t kind = op->type == TEXMEM_OP_MAX_POOL_2D ? 0 : 1;
+  /* One window over the whole plane (a global pool): a work-group
+   * reduction on a GPU; its valid texels are all H x W. */
+  uint64_t depth = (uint64_t)x->b * (uint64_t)texmem__ku_slices(x->c);
+  bool whole = oh == 1 && ow == 1 && o->filter_w - px >= (int32_t)x->w &&
+               o->filter_h - py >= (int32_t)x->h;
+  if (whole && texmem__ku_reduce_hw_fits(env, depth))
+    return texmem__ku_reduce_hw(env, op, (uint32_t)depth, kind, (float)x->w * (float)x->h, out,
+                                err);
   if ((s = texmem__ku_program_1(env, "op_pool.comp", op, out, err))) return s;
   texmem__kernel_ivec4(out, "geom", o->filter_w, o->filter_h, o->stride_w, o->stride_h);
-  texmem__kernel_ivec4(out, "pad", pad_before((int32_t)x->w, ow, o->filter_w, o->stride_w),
-                       pad_before((int32_t)x->h, oh, o->filter_h, o->stride_h),
-                       op->type == TEXMEM_OP_MAX_POOL_2D ? 0 : 1, 0);
+  texmem__kernel_ivec4(out, "pad", px, py, kind, 0);
   return TEXMEM_STATUS_OK;
 }

@@ -6,6 +6,8 @@
 #define TEXMEM_RUNTIME_KERNELS_UTIL_H
 
 #include <float.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +115,41 @@ static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const 
   k->n_inputs = 1;
   k->outputs[0] = o->outputs[0];
   k->n_outputs = 1;
+  return TEXMEM_STATUS_OK;
+}
+
+/* Work groups of op_reduce_hw.comp: 128 invocations, the least every
+ * GLES 3.1 driver runs in one group. */
+#define TEXMEM__KU_REDUCE_GROUP 128u
+
+/* Whether op_reduce_hw.comp (one work group a texel) takes a reduction of
+ * whole H x W planes to the `depth` texels of x's batches x slices: on a
+ * GPU (the tiled kernels), within the work-group count every driver runs. */
+static inline bool texmem__ku_reduce_hw_fits(const texmem__kernel_env *env, uint64_t depth) {
+  return texmem__kernel_env_tiled(env) && depth >= 1 && depth <= 65535u;
+}
+
+/* op_reduce_hw.comp for input 0 -> output 0: kind 0 max, 1 mean (divided
+ * by count); one work group per output texel z (batch x slice). The
+ * caller sets "act". */
+static inline texmem_status texmem__ku_reduce_hw(texmem__kernel_env *env, const texmem_op *o,
+                                                 uint32_t depth, int32_t kind, float count,
+                                                 texmem__kernel *k, texmem_error *err) {
+  static const char *const ins[] = {"src"}, *const outs[] = {"dst"};
+  const uint32_t local[3] = {TEXMEM__KU_REDUCE_GROUP, 1, 1};
+  char defs[48];
+  snprintf(defs, sizeof defs, "#define TM_RN %u\n", TEXMEM__KU_REDUCE_GROUP);
+  texmem_status s = texmem__kernel_program_defines(env, "op_reduce_hw.comp", defs, ins, 1, outs,
+                                                   1, NULL, 0, local, &k->program, err);
+  if (s) return s;
+  k->inputs[0] = o->inputs[0];
+  k->n_inputs = 1;
+  k->outputs[0] = o->outputs[0];
+  k->n_outputs = 1;
+  k->groups[0] = depth;
+  k->groups[1] = k->groups[2] = 1;
+  texmem__kernel_ivec4(k, "mode", kind, 0, 0, 0);
+  texmem__kernel_float(k, "count", count);
   return TEXMEM_STATUS_OK;
 }
 

@@ -26,6 +26,33 @@ static int32_t mb_const(rt_mb *b, unsigned rank, const int32_t *shape, uint64_t 
   return t;
 }
 
+/* The kernels every run of mb_check uses (AUTO unless a test forces the
+ * GPU ones) and, where set, the shader file the op under test must run
+ * (checked in a profiled run where the driver has timer queries). */
+static texmem_kernels g_kernels;
+static const char *g_kernel_file;
+
+static void expect_kernel(texmem_gl_context *ctx, const texmem_model *m, float **in,
+                          const char *what) {
+  texmem_runtime_desc d = {.kernels = g_kernels, .profile = true};
+  texmem_runtime *rt = NULL;
+  TG_OK(texmem_runtime_create(ctx, m, &d, &rt, &tg_err_));
+  size_t n_in = 0;
+  texmem_model_inputs(m, &n_in);
+  for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(rt, i, in[i], &tg_err_));
+  TG_OK(texmem_runtime_run(rt, &tg_err_));
+  texmem_runtime_profile p;
+  texmem_error err = {0};
+  texmem_status st = texmem_runtime_get_profile(rt, &p, &err);
+  if (st != TEXMEM_STATUS_UNSUPPORTED) { /* no timer queries: no names to check */
+    cr_assert_eq(st, TEXMEM_STATUS_OK, "%s: %s", what, err.message);
+    size_t hits = 0;
+    for (size_t r = 0; r < p.n_records; r++) hits += !strcmp(p.records[r].kernel, g_kernel_file);
+    cr_expect_eq(hits, 1, "%s: %zu dispatches of %s", what, hits, g_kernel_file);
+  }
+  texmem_runtime_destroy(rt);
+}
+
 /* Runs fp32 natural, fp32 linear and fp16 natural against the reference;
  * destroys the model. */
 static void mb_check(rt_mb *b, const char *what) {
@@ -45,7 +72,7 @@ static void mb_check(rt_mb *b, const char *what) {
   rt_outputs best = {0};
   for (size_t c = 0; c < sizeof cfg / sizeof cfg[0]; c++) {
     texmem_runtime_desc d = {.layout = cfg[c].layout, .precision = cfg[c].precision,
-                             .reuse_checker = true};
+                             .kernels = g_kernels, .reuse_checker = true};
     rt_outputs o = rt_run(ctx, b->m, &d, in);
     char label[160];
     snprintf(label, sizeof label, "%s (%s)", what, cfg[c].name);
@@ -59,6 +86,7 @@ static void mb_check(rt_mb *b, const char *what) {
   texmem_runtime_desc naive_d = {.strategy = TEXMEM_STRATEGY_NAIVE,
                                  .layout = TEXMEM_LAYOUT_NATURAL,
                                  .precision = TEXMEM_PRECISION_FP32,
+                                 .kernels = g_kernels,
                                  .reuse_checker = true};
   rt_outputs naive = rt_run(ctx, b->m, &naive_d, in);
   char label[160];
@@ -66,6 +94,7 @@ static void mb_check(rt_mb *b, const char *what) {
   rt_assert_identical(&best, &naive, label);
   rt_outputs_free(&naive);
   rt_outputs_free(&best);
+  if (g_kernel_file) expect_kernel(ctx, b->m, in, what);
   texmem_ref_result_destroy(ref);
   rt_free_arrays(in, n_in);
   texmem_gl_context_destroy(ctx);
@@ -194,6 +223,45 @@ Test(rt_ops, mean) {
   check_mean(4, false, 3, w, "MEAN W (H becomes the output's width)");
   check_mean(8, true, 4, c_keep, "MEAN C keep_dims");
   check_mean(14, false, 1, all, "MEAN H,W,C");
+}
+
+/* The GPU kernels (forced here, AUTO's choice on a GPU): a pool whose
+ * window covers the plane and a MEAN over H and W alone run
+ * op_reduce_hw.comp, a work group a texel folding partials in shared
+ * memory; planes larger than the group (128) take several texels an
+ * invocation. Other pools and MEANs keep their kernels. */
+Test(rt_ops, global_reductions_gpu_kernel) {
+  g_kernels = TEXMEM_KERNELS_TILED;
+  g_kernel_file = "op_reduce_hw.comp";
+  const int32_t g[4] = {1, 6, 5, 5}, a[4] = {1, 7, 9, 6}, big[4] = {1, 37, 41, 10},
+                g2[4] = {2, 6, 5, 5};
+  for (int t = 0; t < 2; t++) {
+    texmem_op_type type = t ? TEXMEM_OP_AVERAGE_POOL_2D : TEXMEM_OP_MAX_POOL_2D;
+    const char *n = t ? "AVERAGE_POOL_2D" : "MAX_POOL_2D";
+    char what[96];
+    snprintf(what, sizeof what, "%s global 5x6 VALID RELU6 (reduce_hw)", n);
+    check_pool(type, g, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6, what);
+    snprintf(what, sizeof what, "%s 11x9 SAME window over a 9x7 plane (reduce_hw)", n);
+    check_pool(type, a, 11, 9, 11, 9, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, what);
+    snprintf(what, sizeof what, "%s global 41x37 (reduce_hw)", n);
+    check_pool(type, big, 41, 37, 41, 37, TEXMEM_PADDING_VALID, TEXMEM_ACT_TANH, what);
+    snprintf(what, sizeof what, "%s global batch 2 (reduce_hw)", n);
+    check_pool(type, g2, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, what);
+  }
+  const int32_t hw[2] = {1, 6}, hw_keep[4] = {1, 1, 1, 6}, hw2[2] = {2, 6}, m2[4] = {2, 5, 7, 6},
+                hwb[2] = {1, 10};
+  check_mean(6, false, 2, hw, "MEAN H,W (reduce_hw)");
+  check_mean(6, true, 4, hw_keep, "MEAN H,W keep_dims (reduce_hw)");
+  texmem_op_options o = texmem_op_options_default();
+  o.reduce_axes = 6;
+  check_1(TEXMEM_OP_MEAN, &o, 4, m2, 2, hw2, "MEAN H,W batch 2 (reduce_hw)");
+  check_1(TEXMEM_OP_MEAN, &o, 4, big, 2, hwb, "MEAN H,W of 41x37 (reduce_hw)");
+  g_kernel_file = "op_pool.comp";
+  check_pool(TEXMEM_OP_AVERAGE_POOL_2D, a, 3, 3, 2, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE,
+             "AVERAGE_POOL_2D 3x3/2 SAME (op_pool)");
+  g_kernel_file = "op_mean.comp";
+  const int32_t h[3] = {1, 7, 6};
+  check_mean(2, false, 3, h, "MEAN H (op_mean)");
 }
 
 /* RESIZE_BILINEAR or RESIZE_NEAREST_NEIGHBOR of is to oh x ow. */

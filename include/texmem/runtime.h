@@ -30,8 +30,10 @@ extern "C" {
  * where shared memory and barriers are slow. PORTABLE: one invocation
  * accumulates 4 pixels x 4 output slices reading the image and weight
  * buffer directly. TILED: a work group stages input texels and weight
- * blocks in shared memory and each invocation accumulates 4 x 4 of them
- * (docs/runtime.md). Outputs of the two differ in the order of the sums. */
+ * blocks in shared memory and each invocation accumulates 4 x 4 of them;
+ * pools over a whole plane and MEANs over H and W alone run as work-group
+ * reductions too (docs/runtime.md). Outputs of the two differ in the order
+ * of the sums. */
 typedef enum texmem_kernels {
   TEXMEM_KERNELS_AUTO = 0,
   TEXMEM_KERNELS_PORTABLE = 1,
