@@ -187,23 +187,24 @@ static void check_pool(texmem_op_type type, const int32_t *is, int32_t fw, int32
   check_1(type, &o, 4, is, 4, os, what);
 }
 
+/* MAX_POOL_2D then AVERAGE_POOL_2D, `label` after the op's name. */
+static void check_pools(const int32_t *is, int32_t fw, int32_t fh, int32_t sw, int32_t sh,
+                        texmem_padding pad, texmem_activation act, const char *label) {
+  for (int t = 0; t < 2; t++) {
+    char what[128];
+    snprintf(what, sizeof what, "%s %s", t ? "AVERAGE_POOL_2D" : "MAX_POOL_2D", label);
+    check_pool(t ? TEXMEM_OP_AVERAGE_POOL_2D : TEXMEM_OP_MAX_POOL_2D, is, fw, fh, sw, sh, pad, act,
+               what);
+  }
+}
+
 Test(rt_ops, pools) {
   const int32_t a[4] = {1, 7, 9, 6}, w1[4] = {1, 5, 1, 3}, g[4] = {1, 6, 5, 5};
-  for (int t = 0; t < 2; t++) {
-    texmem_op_type type = t ? TEXMEM_OP_AVERAGE_POOL_2D : TEXMEM_OP_MAX_POOL_2D;
-    const char *n = t ? "AVERAGE_POOL_2D" : "MAX_POOL_2D";
-    char what[96];
-    snprintf(what, sizeof what, "%s 3x3/2 SAME", n);
-    check_pool(type, a, 3, 3, 2, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, what);
-    snprintf(what, sizeof what, "%s 2x2/2 VALID RELU", n);
-    check_pool(type, a, 2, 2, 2, 2, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU, what);
-    snprintf(what, sizeof what, "%s width 1, 3x3/1 SAME", n);
-    check_pool(type, w1, 3, 3, 1, 1, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, what);
-    snprintf(what, sizeof what, "%s global 5x6 VALID", n);
-    check_pool(type, g, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6, what);
-    snprintf(what, sizeof what, "%s 2x3/(1,2) SAME", n);
-    check_pool(type, a, 2, 3, 1, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, what);
-  }
+  check_pools(a, 3, 3, 2, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, "3x3/2 SAME");
+  check_pools(a, 2, 2, 2, 2, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU, "2x2/2 VALID RELU");
+  check_pools(w1, 3, 3, 1, 1, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, "width 1, 3x3/1 SAME");
+  check_pools(g, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6, "global 5x6 VALID");
+  check_pools(a, 2, 3, 1, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, "2x3/(1,2) SAME");
 }
 
 static void check_mean(uint32_t axes, bool keep, unsigned orank, const int32_t *os,
@@ -235,19 +236,10 @@ Test(rt_ops, global_reductions_gpu_kernel) {
   g_kernel_file = "op_reduce_hw.comp";
   const int32_t g[4] = {1, 6, 5, 5}, a[4] = {1, 7, 9, 6}, big[4] = {1, 37, 41, 10},
                 g2[4] = {2, 6, 5, 5};
-  for (int t = 0; t < 2; t++) {
-    texmem_op_type type = t ? TEXMEM_OP_AVERAGE_POOL_2D : TEXMEM_OP_MAX_POOL_2D;
-    const char *n = t ? "AVERAGE_POOL_2D" : "MAX_POOL_2D";
-    char what[96];
-    snprintf(what, sizeof what, "%s global 5x6 VALID RELU6 (reduce_hw)", n);
-    check_pool(type, g, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6, what);
-    snprintf(what, sizeof what, "%s 11x9 SAME window over a 9x7 plane (reduce_hw)", n);
-    check_pool(type, a, 11, 9, 11, 9, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, what);
-    snprintf(what, sizeof what, "%s global 41x37 (reduce_hw)", n);
-    check_pool(type, big, 41, 37, 41, 37, TEXMEM_PADDING_VALID, TEXMEM_ACT_TANH, what);
-    snprintf(what, sizeof what, "%s global batch 2 (reduce_hw)", n);
-    check_pool(type, g2, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, what);
-  }
+  check_pools(g, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6, "global 5x6 VALID RELU6");
+  check_pools(a, 11, 9, 11, 9, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, "11x9 SAME over a 9x7 plane");
+  check_pools(big, 41, 37, 41, 37, TEXMEM_PADDING_VALID, TEXMEM_ACT_TANH, "global 41x37");
+  check_pools(g2, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, "global batch 2");
   const int32_t hw[2] = {1, 6}, hw_keep[4] = {1, 1, 1, 6}, hw2[2] = {2, 6}, m2[4] = {2, 5, 7, 6},
                 hwb[2] = {1, 10};
   check_mean(6, false, 2, hw, "MEAN H,W (reduce_hw)");

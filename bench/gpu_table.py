@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""The README's model table from `texmem bench --json` reports gathered on a GPU.
+
+Each input is JSON lines {"model", "precision", "report"} (report: the bench's
+--json object, or null where the run failed), as ../shared/gpu/run.sh writes
+them. --after: the build measured; --before: an older build's reports from the
+same machine (optional); --alone: `texmem bench MODEL --alone buffer --json`
+reports (the driver's figure); --local: reports from any driver for models the
+GPU runs lacked (memory columns only). Latency: the median over processes of
+each process's median; memory: fp16 MiB.
+
+    bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
+"""
+import argparse
+import json
+import statistics
+
+MIB = 1048576.0
+
+
+def load(paths, precision="fp16"):
+    out = {}
+    for p in paths or []:
+        with open(p) as f:
+            for line in f:
+                r = json.loads(line)
+                rep = r.get("report")
+                if rep and r.get("precision", "fp16") == precision:
+                    name = r["model"].split("/")[-1].replace(".tflite", "")
+                    name = "MobileNet v2 224 (built-in)" if name.startswith("builtin") else name
+                    out.setdefault(name, []).append(rep)
+    return out
+
+
+def med(reps, f):
+    return statistics.median(f(r) for r in reps)
+
+
+def driver_mib(reps):
+    for r in reps:
+        d = (r.get("driver_bytes") or {}).get("buffer")
+        if d:
+            return "%.1f" % (d["delta"] / MIB)
+    return "-"
+
+
+def row(name, reps, gpu, before, alone):
+    r = reps[0]
+    tex = r["storage_texture_bytes"]
+    cells = [name, "%.3f" % (r["texture_bytes"]["naive"] / MIB), "%.3f" % (tex["objects"] / MIB),
+             "%.3f" % (tex["buffer"] / MIB),
+             "%.4f" % (tex["buffer"] / r["storage_max_live"]["buffer"]),
+             "%.3f" % (r["weights_bytes"] / MIB), driver_mib(alone.get(name, []))]
+    if gpu:
+        old = before.get(name)
+        cells.append("%.2f" % med(old, lambda x: x["latency_ms"]["planned"]) if old else "-")
+        cells.append("%.2f" % med(reps, lambda x: x["latency_ms"]["naive"]))
+        cells.append("%.2f" % med(reps, lambda x: x["latency_ms"]["planned"]))
+        cells.append("%.2f" % med(reps, lambda x: x["latency_ms"]["planned"] / x["latency_ms"]["naive"]))
+    else:
+        cells += ["-"] * 4
+    return "| " + " | ".join(cells) + " |"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--after", nargs="+", required=True)
+    ap.add_argument("--before", nargs="*")
+    ap.add_argument("--alone", nargs="*")
+    ap.add_argument("--local", nargs="*")
+    a = ap.parse_args()
+    after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
+    print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
+          " driver, buffer alone | ms before | ms naive | ms default | default / naive |")
+    print("|---|" + "---:|" * 10)
+    for name in sorted(set(after) | set(local), key=lambda n: (not n.startswith("MobileNet"), n)):
+        gpu = name in after
+        print(row(name, after[name] if gpu else local[name], gpu, before, alone))
+
+
+if __name__ == "__main__":
+    main()
