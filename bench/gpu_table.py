@@ -2,8 +2,8 @@
 """The README's model table from `texmem bench --json` reports gathered on a GPU.
 
 Each input is JSON lines {"model", "precision", "report"} (report: the bench's
---json object, or null where the run failed), as ../shared/gpu/run.sh writes
-them. --after: the build measured; --before: an older build's reports from the
+--json object, or null where the run failed), as bench/gpu_session.sh writes
+them (after.jsonl, before.jsonl, alone.jsonl). --after: the build measured; --before: an older build's reports from the
 same machine (optional); --alone: `texmem bench MODEL --alone buffer --json`
 reports (the driver's figure); --local: reports from any driver for models the
 GPU runs lacked (memory columns only). Latency: the median over processes of

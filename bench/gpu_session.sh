@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One device call's measurements, from a bundle of ../shared/gpu/bundle.sh
+# (.gpu/, .gl/) carried to an NVIDIA machine. Run from the folder holding
+# them: bash bench/gpu_session.sh [PROCESSES] [OLD_TEXMEM]
+#   tests    the GL test programs that need no Node, 8 at a time
+#   bench    `texmem bench MODEL --runs 21 --json`, PROCESSES (default 3) per
+#            model in fp16 and one in fp32, models interleaved; with
+#            OLD_TEXMEM (an older build's texmem, carried), its process runs
+#            beside each of ours (before.jsonl)
+#   alone    `--alone S` per storage, one process each (the driver's memory)
+#   profile  `--profile` on MobileNet v2 and the selfie model
+# Writes JSON lines to $OUT (or /tmp/out) for bench/gpu_table.py. Every phase
+# checks a deadline (DEADLINE_S, default 500 s) so what ran comes back.
+cd "$(dirname "$0")/.."
+procs=${1:-3}; old=${2:-}; end=${DEADLINE_S:-500}
+T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
+bash .gpu/run.sh info > /dev/null 2>&1   # unpacks the loaders, writes info.txt
+v=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+[ -f "$v" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$v
+export LD_LIBRARY_PATH=$PWD/.gpu/lib TEXMEM_MODEL_CACHE=$PWD/.gpu/models TEXMEM_REQUIRE_GL=1
+export TEXMEM_TEST_MODELS=$(cd .gpu/models && ls *.tflite 2>/dev/null | paste -sd, -)
+B=$PWD/.gpu/bin; O=${OUT:-/tmp/out}; mkdir -p "$O"; LOG=$O/run.log; : > "$LOG"
+models="builtin $(ls .gpu/models/*.tflite)"
+line() { # file model precision rc report
+  printf '{"model":"%s","precision":"%s","rc":%s,"report":%s}\n' "$2" "$3" "$4" \
+    "$( [ -s "$5" ] && tr -d '\n' < "$5" || echo null)" >> "$1"; }
+bench() { # out binary model precision args...
+  local out=$1 bin=$2 m=$3 p=$4; shift 4
+  local name=builtin arg=$m; [ "$m" = builtin ] && arg= || name=$(basename "$m" .tflite)
+  timeout 60 "$bin" bench $arg --precision "$p" --json "$@" > /tmp/b.json 2>>"$LOG"
+  line "$out" "$name" "$p" $? /tmp/b.json; }
+phase() { echo "== $1 at $(el) s" | tee -a "$LOG"; }
+
+phase tests
+ls "$B"/test_* | grep -vE 'test_rt_oracle|test_rt_tflite_ops8|test_cli_tflm_tflite|test_cli_extract_assets' \
+  | xargs -P 8 -I{} sh -c 'timeout 150 {} --jobs 2 > /tmp/$(basename {}).log 2>&1; echo "$(basename {}) rc=$?"' \
+  | sort | tee -a "$LOG" > "$O/tests.txt"
+grep -hE "^\[FAIL\]" /tmp/test_*.log >> "$O/tests.txt"; grep -v "rc=0$" "$O/tests.txt"
+phase bench
+for k in $(seq "$procs"); do for p in fp16 fp32; do
+  [ "$p" = fp32 ] && [ "$k" -gt 1 ] && continue
+  for m in $models; do
+    [ "$(el)" -lt $((end * 6 / 10)) ] || continue
+    bench "$O/after.jsonl" "$B/texmem" "$m" $p --runs 21
+    [ -n "$old" ] && bench "$O/before.jsonl" "$old" "$m" $p --runs 21
+  done; done; done
+phase alone
+for p in fp16 fp32; do for m in $models; do for s in naive objects arena buffer; do
+  [ "$(el)" -lt $((end * 85 / 100)) ] && bench "$O/alone.jsonl" "$B/texmem" "$m" $p --alone $s
+done; done; done
+phase profile
+for m in builtin .gpu/models/selfie_segmentation.tflite; do
+  [ "$(el)" -lt "$end" ] && [ "$m" = builtin -o -f "$m" ] &&
+    bench "$O/profile.jsonl" "$B/texmem" "$m" fp16 --runs 5 --profile
+done
+phase done
+wc -l "$O"/*.jsonl
