@@ -47,12 +47,17 @@ static texmem_status measure_one(const bench_setup *b, int s, bench_memory_stora
   return st;
 }
 
-texmem_status bench_memory_measure(const bench_setup *b, const texmem_runtime_stats *planned,
-                                   bench_memory *out, texmem_error *err) {
+/* Whether the driver has a source, and its name or why not. */
+static void memory_source(const bench_setup *b, int only, bench_memory *out) {
   const char *why;
   out->available = texmem_gl_memory_support(b->ctx, &why) != TEXMEM_GL_MEMORY_NONE;
   snprintf(out->why, sizeof out->why, "%s", why);
-  out->only = -1;
+  out->only = only;
+}
+
+texmem_status bench_memory_measure(const bench_setup *b, const texmem_runtime_stats *planned,
+                                   bench_memory *out, texmem_error *err) {
+  memory_source(b, -1, out);
   for (int s = 0; s < BENCH_STORAGES; s++) {
     planned_split(&out->s[s], &planned[s]);
     texmem_status st = out->available ? measure_one(b, s, &out->s[s], err) : TEXMEM_STATUS_OK;
@@ -63,10 +68,7 @@ texmem_status bench_memory_measure(const bench_setup *b, const texmem_runtime_st
 
 texmem_status bench_memory_measure_alone(const bench_setup *b, int s, bench_memory *out,
                                          texmem_error *err) {
-  const char *why;
-  out->available = texmem_gl_memory_support(b->ctx, &why) != TEXMEM_GL_MEMORY_NONE;
-  snprintf(out->why, sizeof out->why, "%s", why);
-  out->only = s;
+  memory_source(b, s, out);
   return measure_one(b, s, &out->s[s], err);
 }
 
