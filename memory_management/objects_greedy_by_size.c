@@ -36,7 +36,16 @@ typedef struct gbs_state {
   gbs_obj *obj;
   size_t nobj;
   size_t *step; /* assignment step of each tensor */
+  size_t nassigned;
+  uint32_t max_first, min_last; /* over assigned tensors */
 } gbs_state;
+
+/* Whether t's interval meets every assigned tensor's: then no object can
+ * take it, found in O(1) (records that all overlap would otherwise cost a
+ * scan of every object per tensor). */
+static bool meets_all(const gbs_state *s, size_t t) {
+  return s->nassigned && s->max_first <= s->pb->last[t] && s->min_last >= s->pb->first[t];
+}
 
 /* Gap from tensor t to object o (GAP_NONE if a member conflicts with t)
  * and the step at which the nearest member was assigned. */
@@ -87,7 +96,7 @@ static void recalc(const gbs_state *s, size_t t, gbs_pri *p) {
   p->dist = GAP_NONE;
   p->obj = SIZE_MAX;
   p->when = SIZE_MAX;
-  for (size_t o = 0; o < s->nobj; o++) {
+  for (size_t o = 0; o < s->nobj && !meets_all(s, t); o++) {
     size_t w;
     uint32_t g = obj_gap(s, o, t, &w);
     if (g < p->dist || (g == p->dist && g != GAP_NONE && w < p->when)) {
@@ -156,6 +165,8 @@ static texmem_status assign(gbs_state *s, size_t t, size_t o, size_t *object_of,
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "greedy_by_size: out of memory");
   object_of[t] = o;
   s->step[t] = (*stepc)++;
+  if (!s->nassigned++ || s->pb->first[t] > s->max_first) s->max_first = s->pb->first[t];
+  if (s->nassigned == 1 || s->pb->last[t] < s->min_last) s->min_last = s->pb->last[t];
   return TEXMEM_STATUS_OK;
 }
 
@@ -409,7 +420,7 @@ static texmem_status plan_tex(gbs_state *s, const size_t *order, size_t *object_
     size_t t = order[r], best = SIZE_MAX, bw = SIZE_MAX;
     uint64_t bgrow = UINT64_MAX;
     uint32_t bdist = GAP_NONE;
-    for (size_t o = 0; o < s->nobj; o++) {
+    for (size_t o = 0; o < s->nobj && !meets_all(s, t); o++) {
       size_t w;
       uint32_t g = obj_gap(s, o, t, &w);
       if (g == GAP_NONE) continue;
@@ -434,7 +445,7 @@ texmem_status texmem__objects_greedy_by_size(const texmem__problem *pb, size_t *
   size_t n = pb->n;
   *n_objects = 0;
   if (n == 0) return TEXMEM_STATUS_OK;
-  gbs_state s = {pb, calloc(n, sizeof(gbs_obj)), 0, malloc(n * sizeof(size_t))};
+  gbs_state s = {pb, calloc(n, sizeof(gbs_obj)), 0, malloc(n * sizeof(size_t)), 0, 0, 0};
   size_t *order = malloc(n * sizeof *order), *tmp = malloc(n * sizeof *tmp);
   texmem_status st = TEXMEM_STATUS_OK;
   if (!s.obj || !s.step || !order || !tmp) {

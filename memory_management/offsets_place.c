@@ -6,8 +6,18 @@
  * each intersecting tensor once, from the block holding the first task they
  * share. The k conflicting tensors are then walked in offset order: sorted
  * directly when k is small, or by filtering an offset-sorted list of all
- * placed tensors when k is large, so the all-overlapping case stays O(n)
- * per tensor like TFLite's. */
+ * placed tensors when k is large.
+ *
+ * A tensor whose interval meets every placed tensor's (the placed tensors'
+ * latest first task is at or before its last, and their earliest last task
+ * at or after its first) conflicts with all of them, so its gaps are the
+ * holes in the union of everything placed. Those holes are kept as a list
+ * in offset order, rebuilt from the offset-sorted list when a placement of
+ * the other kind has made it stale, and updated in place by each such
+ * tensor; the tensor needs no query. Records that all overlap (every
+ * tensor live at once) then cost O(holes) a tensor, which is O(1) unless
+ * fixed tensors leave holes, instead of O(placed). The choice is the same
+ * best fit either way. */
 #include <string.h>
 
 #include "offsets_place.h"
@@ -32,6 +42,10 @@ typedef struct block {
   uint32_t n, cap;
 } block;
 
+typedef struct hole {
+  uint64_t lo, hi;
+} hole;
+
 typedef struct by_off {
   uint64_t off;
   uint32_t id;
@@ -52,6 +66,11 @@ struct texmem__placer {
   size_t nsorted;
   uint32_t *pending; /* placed since the last merge into sorted */
   size_t npending, nplaced;
+  uint32_t max_first, min_last; /* over placed tensors of nonzero size */
+  hole *holes; /* holes in the union of placed tensors, by offset */
+  size_t nholes;
+  uint64_t top; /* the union's top, valid with holes */
+  bool holes_valid;
 };
 
 static bool off_less(const by_off *a, const by_off *b) {
@@ -80,7 +99,7 @@ static void sort_by_off(by_off *a, by_off *tmp, size_t n) {
   while (i < h) a[o++] = tmp[i++];
 }
 
-static bool insert(texmem__placer *p, uint32_t f, uint32_t l, uint32_t id);
+static bool record(texmem__placer *p, size_t i);
 
 void texmem__placer_destroy(texmem__placer *p) {
   if (!p) return;
@@ -94,6 +113,7 @@ void texmem__placer_destroy(texmem__placer *p) {
   free(p->sorted);
   free(p->merge);
   free(p->pending);
+  free(p->holes);
   free(p);
 }
 
@@ -118,8 +138,11 @@ texmem_status texmem__placer_create(const texmem__problem *pb, uint64_t *offset,
   p->sorted = malloc(m * sizeof *p->sorted);
   p->merge = malloc(m * sizeof *p->merge);
   p->pending = malloc(m * sizeof *p->pending);
+  p->holes = malloc((m + 1) * sizeof *p->holes);
+  p->max_first = 0;
+  p->min_last = UINT32_MAX;
   if (!p->blocks || !p->stamp || !p->hits || !p->work || !p->tmp || !p->sorted || !p->merge ||
-      !p->pending) {
+      !p->pending || !p->holes) {
     texmem__placer_destroy(p);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for the offsets placer");
   }
@@ -127,12 +150,10 @@ texmem_status texmem__placer_create(const texmem__problem *pb, uint64_t *offset,
     if (!texmem__is_fixed(pb, i)) continue;
     offset[i] = pb->fixed[i];
     if (!pb->size[i]) continue;
-    if (!insert(p, pb->first[i], pb->last[i], (uint32_t)i)) {
+    if (!record(p, i)) {
       texmem__placer_destroy(p);
       return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for the offsets placer");
     }
-    p->pending[p->npending++] = (uint32_t)i;
-    p->nplaced++;
   }
   *out = p;
   return TEXMEM_STATUS_OK;
@@ -150,6 +171,18 @@ static bool insert(texmem__placer *p, uint32_t f, uint32_t l, uint32_t id) {
     }
     bl->e[bl->n++] = (entry){f, l, id};
   }
+  return true;
+}
+
+/* Files placed tensor i (nonzero size, offset set) everywhere it is looked
+ * up. */
+static bool record(texmem__placer *p, size_t i) {
+  const texmem__problem *pb = p->pb;
+  if (!insert(p, pb->first[i], pb->last[i], (uint32_t)i)) return false;
+  p->pending[p->npending++] = (uint32_t)i;
+  p->nplaced++;
+  if (pb->first[i] > p->max_first) p->max_first = pb->first[i];
+  if (pb->last[i] < p->min_last) p->min_last = pb->last[i];
   return true;
 }
 
@@ -197,15 +230,10 @@ static unsigned log2_ceil(size_t k) {
   return r;
 }
 
-texmem_status texmem__placer_place(texmem__placer *p, size_t i, texmem_error *err) {
+/* The offset a best-fit walk over the tensors conflicting with i gives. */
+static uint64_t fit_by_query(texmem__placer *p, size_t i, uint64_t need) {
   const texmem__problem *pb = p->pb;
-  if (texmem__is_fixed(pb, i)) return TEXMEM_STATUS_OK; /* placed at create */
   uint64_t a = pb->alignment;
-  uint64_t need = texmem__align_up(pb->size[i], a);
-  if (need == 0) {
-    p->offset[i] = 0;
-    return TEXMEM_STATUS_OK;
-  }
   if (++p->query == 0) { /* stamps wrapped: reset them */
     memset(p->stamp, 0, pb->n * sizeof *p->stamp);
     p->query = 1;
@@ -239,11 +267,68 @@ texmem_status texmem__placer_place(texmem__placer *p, size_t i, texmem_error *er
     for (size_t j = 0; j < k; j++) VISIT(p->work[j].id);
   }
 #undef VISIT
-  p->offset[i] = best != UINT64_MAX ? best : prev;
-  if (!insert(p, pb->first[i], pb->last[i], (uint32_t)i))
+  return best != UINT64_MAX ? best : prev;
+}
+
+/* Rebuilds the holes of the union of all placed tensors. */
+static void build_holes(texmem__placer *p) {
+  merge_pending(p);
+  uint64_t a = p->pb->alignment, prev = 0;
+  p->nholes = 0;
+  for (size_t j = 0; j < p->nsorted; j++) {
+    uint32_t id = p->sorted[j];
+    uint64_t o = p->offset[id];
+    if (o > prev) p->holes[p->nholes++] = (hole){prev, o};
+    prev = texmem__max_u64(prev, o + texmem__align_up(p->pb->size[id], a));
+  }
+  p->top = prev;
+  p->holes_valid = true;
+}
+
+/* Best fit among the holes (smallest that fits, lowest on ties), else the
+ * top; the chosen space leaves the holes. */
+static uint64_t fit_in_holes(texmem__placer *p, uint64_t need) {
+  size_t best = SIZE_MAX;
+  uint64_t best_len = UINT64_MAX;
+  for (size_t j = 0; j < p->nholes; j++) {
+    uint64_t len = p->holes[j].hi - p->holes[j].lo;
+    if (len >= need && len < best_len) {
+      best = j;
+      best_len = len;
+    }
+  }
+  if (best == SIZE_MAX) {
+    uint64_t off = p->top;
+    p->top += need;
+    return off;
+  }
+  uint64_t off = p->holes[best].lo;
+  p->holes[best].lo += need;
+  if (p->holes[best].lo == p->holes[best].hi) {
+    memmove(&p->holes[best], &p->holes[best + 1], (p->nholes - best - 1) * sizeof *p->holes);
+    p->nholes--;
+  }
+  return off;
+}
+
+texmem_status texmem__placer_place(texmem__placer *p, size_t i, texmem_error *err) {
+  const texmem__problem *pb = p->pb;
+  if (texmem__is_fixed(pb, i)) return TEXMEM_STATUS_OK; /* placed at create */
+  uint64_t need = texmem__align_up(pb->size[i], pb->alignment);
+  if (need == 0) {
+    p->offset[i] = 0;
+    return TEXMEM_STATUS_OK;
+  }
+  bool meets_all = p->nplaced && p->max_first <= pb->last[i] && p->min_last >= pb->first[i];
+  if (meets_all) {
+    if (!p->holes_valid) build_holes(p);
+    p->offset[i] = fit_in_holes(p, need);
+  } else {
+    p->offset[i] = fit_by_query(p, i, need);
+    p->holes_valid = false;
+  }
+  if (!record(p, i))
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory for the offsets placer");
-  p->pending[p->npending++] = (uint32_t)i;
-  p->nplaced++;
   return TEXMEM_STATUS_OK;
 }
 

@@ -109,52 +109,169 @@ static texmem_status validate_objects(const texmem_record *rec, size_t n,
   return TEXMEM_STATUS_OK;
 }
 
-typedef struct live {
-  uint64_t last;
-  size_t tensor;
-} live;
-
 static int cmp_first(const void *a, const void *b) {
   const span *x = a, *y = b;
   if (x->first != y->first) return x->first < y->first ? -1 : 1;
   return (x->tensor > y->tensor) - (x->tensor < y->tensor);
 }
 
-/* Two tensors conflict iff both are live when the later one starts: each
- * tensor is checked against the live set at its start (s sorted here, act
- * room for n). Their spans [offset, +len) must not meet (arena plans: when
- * in the same arena texture); zero lengths meet nothing. */
-static texmem_status check_overlaps(const texmem_record *rec, size_t n, span *s, size_t *act,
-                                    const texmem_plan *p, const uint64_t *len, bool arena,
-                                    texmem_error *err) {
-  qsort(s, n, sizeof *s, cmp_first);
+/* Spans in space: object (arena texture; 0 for a 1-D arena), start, end. */
+typedef struct place {
+  size_t object;
+  uint64_t lo, hi;
+  size_t tensor;
+} place;
+
+static int cmp_place(const void *a, const void *b) {
+  const place *x = a, *y = b;
+  if (x->object != y->object) return x->object < y->object ? -1 : 1;
+  if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+  return (x->tensor > y->tensor) - (x->tensor < y->tensor);
+}
+
+/* Live tensors as a set of ranks in space order: a Fenwick tree of counts. */
+typedef struct rankset {
+  size_t n;
+  uint32_t *c; /* 1-based */
+} rankset;
+
+static void rs_add(rankset *r, size_t i, int d) {
+  for (i++; i <= r->n; i += i & (~i + 1)) r->c[i] += (uint32_t)d;
+}
+
+/* The largest rank below `below` in the set, or SIZE_MAX. */
+static size_t rs_pred(const rankset *r, size_t below) {
+  uint32_t k = 0;
+  for (size_t i = below; i > 0; i -= i & (~i + 1)) k += r->c[i];
+  if (!k) return SIZE_MAX;
+  size_t pos = 0, step = 1;
+  while (step * 2 <= r->n) step *= 2;
+  for (; step; step /= 2) /* the last position whose prefix count is < k */
+    if (pos + step <= r->n && r->c[pos + step] < k) {
+      pos += step;
+      k -= r->c[pos];
+    }
+  return pos; /* 0-based rank of the k-th member */
+}
+
+static int cmp_last(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  if (x->last != y->last) return x->last < y->last ? -1 : 1;
+  return (x->tensor > y->tensor) - (x->tensor < y->tensor);
+}
+
+/* The first rank whose place is at or after (object, lo) in space order. */
+static size_t first_at(const place *pl, size_t n, size_t object, uint64_t lo) {
+  size_t l = 0, h = n;
+  while (l < h) {
+    size_t mid = l + (h - l) / 2;
+    if (pl[mid].object < object || (pl[mid].object == object && pl[mid].lo < lo)) l = mid + 1;
+    else h = mid;
+  }
+  return l;
+}
+
+static texmem_status overlap_error(const texmem_plan *p, const uint64_t *len, bool arena,
+                                   size_t u, size_t t, texmem_error *err) {
+  if (arena)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                        "tensors %zu and %zu are live together but overlap in arena texture "
+                        "%zu (rows [%llu,+%llu) and [%llu,+%llu))",
+                        u, t, p->object_of[t], (unsigned long long)p->offset[u],
+                        (unsigned long long)len[u], (unsigned long long)p->offset[t],
+                        (unsigned long long)len[t]);
+  return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
+                      "tensors %zu and %zu are live together but overlap in the arena "
+                      "([%llu,+%llu) and [%llu,+%llu))",
+                      u, t, (unsigned long long)p->offset[u], (unsigned long long)len[u],
+                      (unsigned long long)p->offset[t], (unsigned long long)len[t]);
+}
+
+/* Two tensors conflict iff both are live when the later one starts. The
+ * sweep takes tensors by first task; the live ones of nonzero length lie
+ * apart in space (else the sweep has stopped), so a new tensor [lo, hi)
+ * meets one of them iff it meets the live one starting last below hi in
+ * its object: one predecessor query in a rank set over all tensors' space
+ * order, O(n log n) however many are live at once. s: the spans sorted by
+ * first task; ends: room for a copy sorted by last; len: each tensor's
+ * length from p->offset (arena plans: rows of texture object_of). */
+static texmem_status overlaps_ranked(size_t n, span *s, span *ends, const texmem_plan *p,
+                                     const uint64_t *len, bool arena, texmem_error *err) {
+  size_t m = n ? n : 1;
+  place *pl = malloc(m * sizeof *pl);
+  size_t *rank = malloc(m * sizeof *rank);
+  rankset live = {n, calloc(m + 1, sizeof(uint32_t))};
+  texmem_status st = TEXMEM_STATUS_OK;
+  if (!pl || !rank || !live.c) {
+    st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++)
+    pl[i] = (place){arena ? p->object_of[i] : 0, p->offset[i], p->offset[i] + len[i], i};
+  qsort(pl, n, sizeof *pl, cmp_place);
+  for (size_t r = 0; r < n; r++) rank[pl[r].tensor] = r;
+  memcpy(ends, s, n * sizeof *s);
+  qsort(ends, n, sizeof *ends, cmp_last);
+  for (size_t i = 0, gone = 0; i < n && !st; i++) {
+    size_t t = s[i].tensor;
+    for (; gone < n && ends[gone].last < s[i].first; gone++) /* ended before t starts */
+      if (len[ends[gone].tensor]) rs_add(&live, rank[ends[gone].tensor], -1);
+    if (!len[t]) continue;
+    const place *me = &pl[rank[t]];
+    size_t r = rs_pred(&live, first_at(pl, n, me->object, me->hi));
+    if (r != SIZE_MAX && pl[r].object == me->object && pl[r].hi > me->lo)
+      st = overlap_error(p, len, arena, pl[r].tensor, t, err);
+    rs_add(&live, rank[t], +1);
+  }
+done:
+  free(pl);
+  free(rank);
+  free(live.c);
+  return st;
+}
+
+/* The live set at each tensor's start kept as a list, each tensor checked
+ * against all of it: the fastest way while few tensors are live at once
+ * (model records: tens). *crowded is set, and nothing decided, once more
+ * than LIVE_LIST_MAX are live. s sorted by first task; act room for
+ * LIVE_LIST_MAX + 1. */
+#define LIVE_LIST_MAX 64
+
+static texmem_status overlaps_listed(size_t n, const span *s, span *act, const texmem_plan *p,
+                                     const uint64_t *len, bool arena, bool *crowded,
+                                     texmem_error *err) {
   size_t nact = 0;
+  *crowded = false;
   for (size_t i = 0; i < n; i++) {
     size_t t = s[i].tensor, keep = 0;
     for (size_t j = 0; j < nact; j++)
-      if (rec[act[j]].last_task >= s[i].first) act[keep++] = act[j];
+      if (act[j].last >= s[i].first) act[keep++] = act[j];
     nact = keep;
-    for (size_t j = 0; j < nact; j++) {
-      size_t u = act[j];
-      if ((arena && p->object_of[t] != p->object_of[u]) || !len[t] || !len[u] ||
+    for (size_t j = 0; j < nact && len[t]; j++) {
+      size_t u = act[j].tensor;
+      if ((arena && p->object_of[t] != p->object_of[u]) || !len[u] ||
           p->offset[t] >= p->offset[u] + len[u] || p->offset[u] >= p->offset[t] + len[t])
         continue;
-      if (arena)
-        return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
-                            "tensors %zu and %zu are live together but overlap in arena texture "
-                            "%zu (rows [%llu,+%llu) and [%llu,+%llu))",
-                            u, t, p->object_of[t], (unsigned long long)p->offset[u],
-                            (unsigned long long)len[u], (unsigned long long)p->offset[t],
-                            (unsigned long long)len[t]);
-      return texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN,
-                          "tensors %zu and %zu are live together but overlap in the arena "
-                          "([%llu,+%llu) and [%llu,+%llu))",
-                          u, t, (unsigned long long)p->offset[u], (unsigned long long)len[u],
-                          (unsigned long long)p->offset[t], (unsigned long long)len[t]);
+      return overlap_error(p, len, arena, u, t, err);
     }
-    act[nact++] = t;
+    if (nact == LIVE_LIST_MAX) {
+      *crowded = true;
+      return TEXMEM_STATUS_OK;
+    }
+    act[nact++] = s[i];
   }
   return TEXMEM_STATUS_OK;
+}
+
+/* No two conflicting tensors overlap in space: by the list while few are
+ * live at once, else by the rank set. s and ends: room for n spans. */
+static texmem_status check_overlaps(size_t n, span *s, span *ends, const texmem_plan *p,
+                                    const uint64_t *len, bool arena, texmem_error *err) {
+  qsort(s, n, sizeof *s, cmp_first);
+  bool crowded;
+  texmem_status st = overlaps_listed(n, s, ends, p, len, arena, &crowded, err);
+  if (st || !crowded) return st;
+  return overlaps_ranked(n, s, ends, p, len, arena, err);
 }
 
 static texmem_status validate_offsets(const texmem_record *rec, size_t n,
@@ -162,9 +279,9 @@ static texmem_status validate_offsets(const texmem_record *rec, size_t n,
                                       texmem_error *err) {
   uint64_t *size = malloc((n ? n : 1) * sizeof *size);
   span *s = malloc((n ? n : 1) * sizeof *s);
-  size_t *act = malloc((n ? n : 1) * sizeof *act);
+  span *ends = malloc((n ? n : 1) * sizeof *ends);
   texmem_status st = TEXMEM_STATUS_OK;
-  if (!size || !s || !act) {
+  if (!size || !s || !ends) {
     st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
@@ -190,11 +307,11 @@ static texmem_status validate_offsets(const texmem_record *rec, size_t n,
     st = texmem__fail(err, TEXMEM_STATUS_INVALID_PLAN, "arena size %llu, but tensors end at %llu",
                       (unsigned long long)p->total, (unsigned long long)total);
   if (st) goto done;
-  st = check_overlaps(rec, n, s, act, p, size, false, err);
+  st = check_overlaps(n, s, ends, p, size, false, err);
 done:
   free(size);
   free(s);
-  free(act);
+  free(ends);
   return st;
 }
 
@@ -234,9 +351,9 @@ static texmem_status validate_arena(const texmem_record *rec, size_t n, unsigned
   uint64_t *rows = malloc(m * sizeof *rows);
   uint64_t *end = calloc(p->n_objects ? p->n_objects : 1, sizeof *end);
   span *s = malloc(m * sizeof *s);
-  size_t *act = malloc(m * sizeof *act);
+  span *ends = malloc(m * sizeof *ends);
   texmem_status st = TEXMEM_STATUS_OK;
-  if (!rows || !end || !s || !act) {
+  if (!rows || !end || !s || !ends) {
     st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
@@ -268,12 +385,12 @@ static texmem_status validate_arena(const texmem_record *rec, size_t n, unsigned
                         "arena texture %zu has %llu rows but its tensors end at row %llu", o,
                         (unsigned long long)p->object_dims[o][1], (unsigned long long)end[o]);
   if (st) goto done;
-  st = check_overlaps(rec, n, s, act, p, rows, true, err);
+  st = check_overlaps(n, s, ends, p, rows, true, err);
 done:
   free(rows);
   free(end);
   free(s);
-  free(act);
+  free(ends);
   return st;
 }
 

@@ -337,3 +337,116 @@ Test(offsets, models_reach_tflite_and_max_live) {
     texmem_records_destroy(rs);
   }
 }
+
+/* ---- the greedy placer against its rule ---- */
+
+typedef struct ref_key {
+  uint64_t k1, k2;
+  size_t id;
+} ref_key;
+
+static int cmp_ref_key(const void *pa, const void *pb) {
+  const ref_key *a = pa, *b = pb;
+  if (a->k1 != b->k1) return a->k1 > b->k1 ? -1 : 1;
+  if (a->k2 != b->k2) return a->k2 > b->k2 ? -1 : 1;
+  return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int cmp_ref_off(const void *pa, const void *pb) {
+  const uint64_t *a = pa, *b = pb; /* {offset, id} */
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+/* The placer's rule, quadratically: tensors in the strategy's order, each at
+ * the start of the smallest gap (lowest on ties) between the placed
+ * tensors it conflicts with, walked by offset, else on top of them. */
+static void ref_place(const texmem_record *r, size_t n, uint64_t a, const uint64_t *fixed,
+                      bool by_size, uint64_t *off) {
+  ref_key *ord = malloc(n * sizeof *ord);
+  uint64_t(*w)[2] = malloc(n * sizeof *w);
+  bool *placed = calloc(n, sizeof *placed);
+  cr_assert(ord && w && placed);
+  for (size_t i = 0; i < n; i++) {
+    ord[i] = by_size ? (ref_key){r[i].dims[0], 0, i}
+                     : (ref_key){UINT64_MAX - r[i].first_task, r[i].dims[0], i};
+    if (fixed && fixed[i] != TEXMEM_OFFSET_FREE) {
+      off[i] = fixed[i];
+      placed[i] = r[i].dims[0] > 0;
+    }
+  }
+  qsort(ord, n, sizeof *ord, cmp_ref_key);
+  for (size_t j = 0; j < n; j++) {
+    size_t t = ord[j].id, k = 0;
+    uint64_t need = align_up(r[t].dims[0], a), prev = 0, best = UINT64_MAX, gap_best = UINT64_MAX;
+    if (fixed && fixed[t] != TEXMEM_OFFSET_FREE) continue;
+    if (!need) {
+      off[t] = 0;
+      continue;
+    }
+    for (size_t u = 0; u < n; u++)
+      if (placed[u] && r[u].first_task <= r[t].last_task && r[t].first_task <= r[u].last_task) {
+        w[k][0] = off[u];
+        w[k++][1] = u;
+      }
+    qsort(w, k, sizeof *w, cmp_ref_off);
+    for (size_t q = 0; q < k; q++) {
+      uint64_t o = w[q][0], end = o + align_up(r[w[q][1]].dims[0], a);
+      if (o >= prev && o - prev >= need && o - prev < gap_best) {
+        gap_best = o - prev;
+        best = prev;
+      }
+      if (end > prev) prev = end;
+    }
+    off[t] = best != UINT64_MAX ? best : prev;
+    placed[t] = true;
+  }
+  free(ord);
+  free(w);
+  free(placed);
+}
+
+/* Tensors that meet every placed one take a path of their own in the
+ * placer (the holes of everything placed, no interval query); mixed with
+ * short-lived tensors, zero sizes and fixed tensors that leave holes, the
+ * offsets must be the rule's, tensor by tensor. */
+Test(offsets, greedy_placer_follows_its_rule_when_tensors_overlap_everything) {
+  uint64_t rng = 2026;
+  static const uint64_t aligns[] = {1, 16};
+  texmem_record r[160];
+  uint64_t fixed[160], ref[160];
+  for (int iter = 0; iter < 400; iter++) {
+    size_t n = 1 + (size_t)(tt_rand(&rng) % 160);
+    uint64_t a = aligns[iter % 2], span = 4 + tt_rand(&rng) % 30;
+    unsigned everywhere = (unsigned)(tt_rand(&rng) % 101); /* percent spanning all tasks */
+    bool any_fixed = iter % 3 == 0;
+    uint64_t next_free = 0; /* fixed tensors apart in space: they may share tasks */
+    for (size_t i = 0; i < n; i++) {
+      uint64_t f = tt_rand(&rng) % span, len = tt_rand(&rng) % 5;
+      if (tt_rand(&rng) % 100 < everywhere) f = 0, len = span;
+      uint64_t s = tt_rand(&rng) % 12 == 0 ? 0 : 1 + tt_rand(&rng) % 300;
+      r[i] = (texmem_record){i, {s, 1, 1}, f, f + len};
+      fixed[i] = TEXMEM_OFFSET_FREE;
+      if (any_fixed && tt_rand(&rng) % 8 == 0) {
+        fixed[i] = align_up(next_free + tt_rand(&rng) % 200, a);
+        next_free = fixed[i] + s;
+      }
+    }
+    for (int by_size = 0; by_size < 2; by_size++) {
+      texmem_plan_desc d = off_desc(by_size ? TEXMEM_STRATEGY_GREEDY_BY_SIZE
+                                            : TEXMEM_STRATEGY_GREEDY_IN_ORDER, a);
+      d.fixed_offsets = any_fixed ? fixed : NULL;
+      texmem_plan *p = tt_plan(r, n, 1, d);
+      ref_place(r, n, a, d.fixed_offsets, by_size, ref);
+      for (size_t i = 0; i < n; i++)
+        cr_assert_eq(texmem_plan_tensor_offset(p, i), ref[i],
+                     "iter %d %s tensor %zu: offset %llu, the rule's %llu", iter,
+                     by_size ? "greedy_by_size" : "greedy_in_order", i,
+                     (unsigned long long)texmem_plan_tensor_offset(p, i),
+                     (unsigned long long)ref[i]);
+      texmem_plan_destroy(p);
+    }
+  }
+}

@@ -515,3 +515,65 @@ Test(plan_core, plan_from_assignment_given_objects) {
   cr_assert_eq(texmem_plan_total(p), 6);
   texmem_plan_destroy(p);
 }
+
+/* Whether any two tensors live together overlap in space (rows of one
+ * arena texture when obj is given), pair by pair. */
+static bool brute_overlap(const texmem_record *r, size_t n, const uint64_t *off,
+                          const uint64_t *len, const size_t *obj) {
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (r[i].first_task <= r[j].last_task && r[j].first_task <= r[i].last_task &&
+          (!obj || obj[i] == obj[j]) && len[i] && len[j] && off[i] < off[j] + len[j] &&
+          off[j] < off[i] + len[i])
+        return true;
+  return false;
+}
+
+/* The validator has two ways to find tensors live together that overlap:
+ * a live list while few tensors are live at once, and a rank set over the
+ * space order past 64 (records that all overlap would make the list
+ * quadratic). Crowded random plans, some valid and some not, in a 1-D
+ * arena and in arena textures, against the pairwise answer. */
+Test(validate, crowded_plans_against_every_pair) {
+  uint64_t seed = 99;
+  static texmem_record r[400];
+  static uint64_t off[400], len[400];
+  static size_t obj[400];
+  int valid = 0, invalid = 0;
+  for (int round = 0; round < 300; round++) {
+    size_t n = 1 + tt_rand(&seed) % 400;
+    bool arena = round % 2, sparse = tt_rand(&seed) % 2;
+    uint64_t w = 8, top = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t f = tt_rand(&seed) % 6, s = tt_rand(&seed) % 10 ? 1 + tt_rand(&seed) % 40 : 0;
+      r[i] = (texmem_record){i, {s, arena ? 1 + tt_rand(&seed) % 3 : 1, 1}, f,
+                             f + tt_rand(&seed) % 6};
+      len[i] = arena ? (s * r[i].dims[1] + w - 1) / w : s;
+      if (arena && !len[i]) len[i] = 1; /* a tensor takes a row at least */
+      obj[i] = arena && i && n > 1 ? (i == n - 1 ? 1 : tt_rand(&seed) % 2) : 0; /* both used */
+      /* stacked apart (valid), with now and then one moved down onto others,
+       * at times by one unit only */
+      off[i] = sparse || tt_rand(&seed) % 200 ? top : tt_rand(&seed) % (top + 1);
+      if (!sparse && top && tt_rand(&seed) % 300 == 0) off[i] = top - 1;
+      top = off[i] + len[i] > top ? off[i] + len[i] : top;
+    }
+    bool bad = brute_overlap(r, n, off, len, arena ? obj : NULL);
+    texmem_plan_assignment a = {.kind = TEXMEM_PLAN_OFFSETS, .offset = off};
+    if (arena) {
+      a.layout = TEXMEM_LAYOUT_LINEAR;
+      a.linear_width = w;
+      a.object_of = obj;
+    }
+    texmem_plan *p = NULL;
+    texmem_error err;
+    texmem_status st = texmem_plan_from_assignment(r, n, arena ? 2 : 1, &a, &p, &err);
+    cr_assert_eq(st, bad ? TEXMEM_STATUS_INVALID_PLAN : TEXMEM_STATUS_OK,
+                 "round %d (%zu tensors, %s): %s", round, n, arena ? "arena textures" : "1-D",
+                 st ? err.message : "valid");
+    if (bad) cr_assert(strstr(err.message, "live together"), "%s", err.message);
+    bad ? invalid++ : valid++;
+    texmem_plan_destroy(p);
+  }
+  cr_assert_gt(valid, 50);
+  cr_assert_gt(invalid, 50);
+}
