@@ -12,7 +12,16 @@
  *    table entry each, covering the options of every kernel.
  *
  * This test never skips: no node, no TFLite, no model or no GL is a
- * failure (the GL rule of gl_support.h holds with TEXMEM_REQUIRE_GL). */
+ * failure (the GL rule of gl_support.h holds with TEXMEM_REQUIRE_GL).
+ *
+ * real_models and real_models_fp16 can record TFLite's results and replay
+ * them, so that they run on a machine without Node (a GPU machine):
+ * TEXMEM_ORACLE_RECORD=DIR writes each TFLite run to DIR, named from the
+ * model, the input kind and a checksum of the input values;
+ * TEXMEM_ORACLE_REPLAY=DIR reads them instead of running Node, which is
+ * then not needed, nor the WebAssembly runtime. A run that was not recorded
+ * (or was recorded from other input values) fails the test, naming the
+ * file. The other tests always run Node. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -142,6 +151,105 @@ static tfl_run tflite(const char *model, float **inputs, const size_t *counts, s
     line = nl ? nl + 1 : NULL;
   }
   for (size_t i = 0; i < n_in; i++) unlink(in_path[i]);
+  return r;
+}
+
+/* ---- recorded TFLite runs (TEXMEM_ORACLE_RECORD / _REPLAY) ---- */
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
+  for (const unsigned char *b = p; n--; b++) h = (h ^ *b) * 1099511628211ull;
+  return h;
+}
+
+/* The checksum of a run's inputs (counts and values): a replay with other
+ * inputs, such as smooth inputs computed differently by another libm, must
+ * not find the recorded run. */
+static uint64_t inputs_hash(float **inputs, const size_t *counts, size_t n_in) {
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < n_in; i++) {
+    uint64_t c = counts[i];
+    h = fnv1a(fnv1a(h, &c, sizeof c), inputs[i], counts[i] * sizeof(float));
+  }
+  return h;
+}
+
+/* A header line, one line per output (count, shape, name), TFLite's stdout,
+ * then each output's float32 values (binary: the pose models' outputs are
+ * about 1 MB a run). */
+static void tfl_save(const tfl_run *r, const char *file, uint64_t h) {
+  FILE *f = fopen(file, "wb");
+  cr_assert_not_null(f, "TEXMEM_ORACLE_RECORD: cannot write %s", file);
+  const char *msg = r->msg ? r->msg : "";
+  fprintf(f, "texmem oracle run %016llx rc %d outputs %zu msg %zu\n", (unsigned long long)h, r->rc,
+          r->n_out, strlen(msg));
+  for (size_t i = 0; i < r->n_out; i++)
+    fprintf(f, "%zu %s %s\n", r->count[i], r->shape[i], r->name[i]);
+  fputs(msg, f);
+  for (size_t i = 0; i < r->n_out; i++)
+    cr_assert_eq(fwrite(r->v[i], sizeof(float), r->count[i], f), r->count[i]);
+  cr_assert_eq(fclose(f), 0, "TEXMEM_ORACLE_RECORD: cannot write %s", file);
+}
+
+static tfl_run tfl_load(const char *file, uint64_t h) {
+  cr_assert(access(file, R_OK) == 0,
+            "TEXMEM_ORACLE_REPLAY: no recorded TFLite run %s: not recorded with "
+            "TEXMEM_ORACLE_RECORD, or recorded from other input values (the name ends with their "
+            "checksum)", file);
+  size_t len = 0, msg_len = 0, values = 0;
+  char *b = tt_read_file(file, &len), *p = strchr(b, '\n');
+  tfl_run r = {0};
+  unsigned long long fh = 0;
+  cr_assert(p && sscanf(b, "texmem oracle run %llx rc %d outputs %zu msg %zu", &fh, &r.rc,
+                        &r.n_out, &msg_len) == 4 && r.n_out <= MAX_IO,
+            "%s: not a recorded TFLite run", file);
+  cr_assert_eq(fh, h, "%s: recorded from inputs with checksum %016llx, not %016llx", file, fh,
+               (unsigned long long)h);
+  for (size_t i = 0; i < r.n_out; i++) {
+    char *line = p + 1;
+    p = strchr(line, '\n');
+    cr_assert(p && sscanf(line, "%zu %95s %255[^\n]", &r.count[i], r.shape[i], r.name[i]) >= 2,
+              "%s: output %zu: bad line", file, i);
+    values += r.count[i];
+  }
+  p++;
+  cr_assert_eq(len, (size_t)(p - b) + msg_len + values * sizeof(float), "%s: wrong size", file);
+  r.msg = malloc(msg_len + 1);
+  cr_assert_not_null(r.msg);
+  memcpy(r.msg, p, msg_len);
+  r.msg[msg_len] = '\0';
+  p += msg_len;
+  for (size_t i = 0; i < r.n_out; i++) {
+    size_t bytes = r.count[i] * sizeof(float);
+    r.v[i] = malloc(bytes + sizeof(float));
+    cr_assert_not_null(r.v[i]);
+    memcpy(r.v[i], p, bytes);
+    p += bytes;
+  }
+  free(b);
+  return r;
+}
+
+static const char *env_dir(const char *var) {
+  const char *d = getenv(var);
+  return d && *d ? d : NULL;
+}
+
+/* tflite() for the real-model tests, recorded or replayed when the
+ * environment asks (see the header). kind names the inputs: "noise",
+ * "smooth", or "probe" for a run with none. */
+static tfl_run oracle_tflite(const char *model, const char *kind, float **inputs,
+                             const size_t *counts, size_t n_in, const char *dir) {
+  const char *rec = env_dir("TEXMEM_ORACLE_RECORD"), *rep = env_dir("TEXMEM_ORACLE_REPLAY");
+  cr_assert(!(rec && rep), "set TEXMEM_ORACLE_RECORD or TEXMEM_ORACLE_REPLAY, not both");
+  if (!rec && !rep) return tflite(model, inputs, counts, n_in, dir);
+  uint64_t h = inputs_hash(inputs, counts, n_in);
+  const char *base = strrchr(model, '/');
+  char file[1600];
+  snprintf(file, sizeof file, "%s/%s.%s.%016llx.tfl", rep ? rep : rec, base ? base + 1 : model,
+           kind, (unsigned long long)h);
+  if (rep) return tfl_load(file, h);
+  tfl_run r = tflite(model, inputs, counts, n_in, dir);
+  tfl_save(&r, file, h);
   return r;
 }
 
@@ -313,7 +421,8 @@ Test(oracle, real_models, .timeout = 560, .fini = cleanup) {
     }
     /* TFLite gets the same inputs (seeded ones when texmem could not read
      * the model: it must still load or fail for a custom operator). */
-    tfl_run r = in ? tflite(path, in, counts, n_in, dir) : tflite(path, NULL, NULL, 0, dir);
+    tfl_run r = in ? oracle_tflite(path, "noise", in, counts, n_in, dir)
+                   : oracle_tflite(path, "probe", NULL, NULL, 0, dir);
     char line[600];
     if (r.rc == 3) {
       cr_assert_not_null(strstr(r.msg, "custom op"),
@@ -416,7 +525,7 @@ static void check_fp16(texmem_gl_context *ctx, const char *name, const char *wha
   const int32_t *outs = texmem_model_outputs(m, &n_out);
   size_t counts[MAX_IO] = {0};
   for (size_t i = 0; i < n_in; i++) counts[i] = elements(texmem_model_tensor(m, (size_t)ins[i]));
-  tfl_run r = tflite(path, in, counts, n_in, dir);
+  tfl_run r = oracle_tflite(path, what, in, counts, n_in, dir);
   cr_assert_eq(r.rc, 0, "%s: TFLite did not run it: %s", name, r.msg);
   texmem_runtime_desc d16 = {.precision = TEXMEM_PRECISION_FP16};
   texmem_runtime_desc emu = {.precision = TEXMEM_PRECISION_FP16, .fp32_weights = true};
@@ -469,7 +578,7 @@ Test(oracle, real_models_fp16, .timeout = 560, .fini = cleanup) {
                !texmem_runtime_create(ctx, m, NULL, &rt, &err);
     texmem_runtime_destroy(rt);
     if (run) {
-      tfl_run probe = tflite(path, NULL, NULL, 0, dir);
+      tfl_run probe = oracle_tflite(path, "probe", NULL, NULL, 0, dir);
       run = probe.rc == 0;
       tfl_free(&probe);
     }
