@@ -219,7 +219,7 @@ static void cell(char *buf, size_t len, const measure *m, texmem_plan_kind kind,
 
 static void usage(FILE *f) {
   fprintf(f, "usage: bench_plan [--max-n N] [--cap-ms MS] [RECORDS_FILES...]\n"
-             "       bench_plan --write-records chains|residual|long_skips DIMS N FILE\n"
+             "       bench_plan --write-records chains|residual|long_skips|all_live DIMS N FILE\n"
              "         writes generated records (seed 42) as a records file, for timing\n"
              "         the texmem command on them (bench/plan_large.sh)\n");
 }
@@ -232,7 +232,8 @@ static int write_records(const char *family, const char *dims_s, const char *n_s
     if (!strcmp(family, gen_name((gen_kind)k))) g = k;
   unsigned dims = (unsigned)strtoul(dims_s, NULL, 10);
   size_t n = (size_t)strtoull(n_s, NULL, 10);
-  if (g < 0 || dims < 1 || dims > 3 || n == 0) {
+  bool all_live = !strcmp(family, "all_live");
+  if ((g < 0 && !all_live) || dims < 1 || dims > 3 || n == 0) {
     usage(stderr);
     return 2;
   }
@@ -244,7 +245,8 @@ static int write_records(const char *family, const char *dims_s, const char *n_s
     if (f) fclose(f);
     return 1;
   }
-  gen_records((gen_kind)g, n, dims, 42, rec);
+  if (all_live) gen_all_live(n, dims, 42, rec);
+  else gen_records((gen_kind)g, n, dims, 42, rec);
   fprintf(f, "# bench_plan --write-records %s %u %zu\n", family, dims, n);
   for (size_t i = 0; i < n; i++) {
     fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64, rec[i].id, rec[i].first_task, rec[i].last_task);

@@ -112,4 +112,17 @@ static inline void gen_records(gen_kind g, size_t n, unsigned dims, uint64_t see
   }
 }
 
+/* Every tensor live at once: tensor i is produced by task i and all are
+ * consumed by one last op (task n), as by a concat of everything; sizes of
+ * random pyramid levels. The worst case for planners that compare a tensor
+ * with the placed ones it meets. Not one of the GEN_COUNT_ families the
+ * benchmarks sweep; bench_plan --write-records all_live writes it. */
+static inline void gen_all_live(size_t n, unsigned dims, uint64_t seed, texmem_record *rec) {
+  uint64_t rng = seed * 0x9e3779b97f4a7c15ull + 104729u + dims;
+  for (size_t i = 0; i < n; i++) {
+    rec[i] = (texmem_record){i, {0, 0, 0}, i, n};
+    gen_size(&rec[i], dims, (unsigned)(gen_rand(&rng) % 7), &rng);
+  }
+}
+
 #endif

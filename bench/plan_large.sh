@@ -2,10 +2,10 @@
 # Times `texmem plan --records FILE` (the default: every kind, layout and
 # strategy, within best's time budget; extra arguments are passed on, e.g.
 # --strategy best) on N generated records of each family
-# (bench/gen_records.h), 1-D and 2-D. Not a test: prints a markdown table
-# of wall time, CPU time (user + sys: the figure to compare on a shared,
-# loaded machine), peak RSS (GNU time) and the 1-minute load average after
-# each run.
+# (bench/gen_records.h, and all_live: every tensor live at once), 1-D and
+# 2-D. Not a test: prints a markdown table of wall time, CPU time (user +
+# sys: the figure to compare on a shared, loaded machine), peak RSS (GNU
+# time) and the 1-minute load average after each run.
 #   bench/plan_large.sh [BUILD_DIR] [N] [TEXMEM_PLAN_ARGS...]
 set -euo pipefail
 build=${1:-build}
@@ -15,7 +15,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 echo "| records | n | wall s | CPU s | peak RSS MiB | load | rows skipped |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-for g in chains residual long_skips; do
+for g in chains residual long_skips all_live; do
   for d in 1 2; do
     f="$dir/$g.$d.txt"
     "$build/bench/bench_plan" --write-records "$g" "$d" "$n" "$f"

@@ -26,7 +26,7 @@ double texmem__now_ms(void) {
 
 texmem__budget texmem__budget_start(double budget_ms, texmem_strategy_report *reports) {
   return (texmem__budget){texmem__now_ms(), budget_ms > 0 ? budget_ms : TEXMEM__DEFAULT_BUDGET_MS,
-                          0, reports};
+                          0, reports, NULL};
 }
 
 /* Records a strategy's size limit for the default budget; 0 for those

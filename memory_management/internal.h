@@ -138,10 +138,23 @@ uint64_t texmem__offsets_total_sat(const texmem__problem *pb,
                                    const uint64_t *offset);
 
 /* ---- BEST's time budget: best_budget.c ---- */
+/* Assignments of the strategies BEST planned (texmem_plan_desc
+ * keep_candidates): objects (object_of, n_objects) or offsets (offset,
+ * optimal, bound); NULL where none was kept. */
+typedef struct texmem__kept {
+  size_t *object_of[TEXMEM_STRATEGY_COUNT_];
+  size_t n_objects[TEXMEM_STRATEGY_COUNT_];
+  uint64_t *offset[TEXMEM_STRATEGY_COUNT_];
+  bool optimal[TEXMEM_STRATEGY_COUNT_];
+  uint64_t bound[TEXMEM_STRATEGY_COUNT_];
+} texmem__kept;
+void texmem__kept_free(texmem__kept *k);
+
 typedef struct texmem__budget {
   double start_ms, budget_ms;
   double estimated_ms;             /* estimates of the n log n strategies run so far */
   texmem_strategy_report *reports; /* TEXMEM_STRATEGY_COUNT_ entries */
+  texmem__kept *kept;              /* NULL: keep nothing */
 } texmem__budget;
 double texmem__now_ms(void);
 /* A budget of budget_ms (0 = the default) starting now, reporting into
@@ -220,6 +233,7 @@ struct texmem_plan {
   uint64_t budget; /* texmem_plan_desc.budget */
   uint64_t *fixed; /* copy of texmem_plan_desc.fixed_offsets, or NULL */
   texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
+  texmem__kept *kept; /* keep_candidates: BEST's other plans, or NULL */
 };
 
 #endif

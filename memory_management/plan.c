@@ -193,9 +193,15 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
   texmem_strategy_report reports[TEXMEM_STRATEGY_COUNT_];
   memset(reports, 0, sizeof reports);
   texmem__budget bg = texmem__budget_start(d.time_budget_ms, reports);
+  bool arena = d.kind == TEXMEM_PLAN_OFFSETS && d.layout == TEXMEM_LAYOUT_LINEAR;
+  if (d.keep_candidates && d.strategy == TEXMEM_STRATEGY_BEST && !arena &&
+      !(bg.kept = calloc(1, sizeof *bg.kept))) {
+    texmem__problem_free(&nat);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
   texmem_plan *p = NULL;
   texmem_strategy chosen = d.strategy;
-  if (d.kind == TEXMEM_PLAN_OFFSETS && d.layout == TEXMEM_LAYOUT_LINEAR) {
+  if (arena) {
     nat.budget = 0; /* the arena's rows are not the budget's unit */
     st = texmem__arena_plan(records, &nat, &d, &p, &chosen, err);
   } else if (d.kind == TEXMEM_PLAN_OFFSETS) {
@@ -204,7 +210,11 @@ texmem_status texmem_plan_create(const texmem_record *records, size_t count,
     st = plan_objects(records, &nat, &d, &bg, &p, &chosen, err);
   }
   texmem__problem_free(&nat);
-  if (st) return st;
+  if (st) {
+    texmem__kept_free(bg.kept);
+    return st;
+  }
+  p->kept = bg.kept;
   p->kind = d.kind;
   p->strategy = chosen;
   p->layout = d.layout;

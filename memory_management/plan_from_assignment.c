@@ -133,3 +133,77 @@ texmem_status texmem_plan_from_assignment(const texmem_record *rec, size_t n, un
   *out = p;
   return TEXMEM_STATUS_OK;
 }
+
+/* A natural offsets plan of kept offsets (any dims: the arena holds
+ * volumes, as texmem_plan_create plans them), validated. */
+static texmem_status offsets_candidate(const texmem_plan *best, const texmem_record *rec,
+                                       size_t n, unsigned dims, const uint64_t *off,
+                                       texmem_plan **out, texmem_error *err) {
+  texmem_plan *p = texmem__plan_alloc(n, 1);
+  if (!p || (best->fixed && !(p->fixed = malloc((n ? n : 1) * sizeof *p->fixed)))) {
+    texmem_plan_destroy(p);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
+  uint64_t t = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = 1;
+    for (unsigned k = 0; k < dims; k++) v = texmem__mul_sat(v, rec[i].dims[k]);
+    p->offset[i] = off[i];
+    t = texmem__max_u64(t, texmem__add_sat(off[i], v));
+  }
+  if (best->fixed) memcpy(p->fixed, best->fixed, n * sizeof *p->fixed);
+  p->total = p->object_dims[0][0] = p->object_size[0] = t;
+  p->object_dims[0][1] = p->object_dims[0][2] = 1;
+  p->kind = TEXMEM_PLAN_OFFSETS;
+  p->layout = TEXMEM_LAYOUT_NATURAL;
+  p->dims = dims;
+  p->alignment = best->alignment;
+  memcpy(p->max_dims, best->max_dims, sizeof p->max_dims);
+  texmem_status st = texmem_plan_validate(rec, n, dims, p, err);
+  if (st) {
+    texmem_plan_destroy(p);
+    return st;
+  }
+  *out = p;
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_plan_candidate(const texmem_plan *best, const texmem_record *records,
+                                    size_t count, unsigned dims, texmem_strategy s,
+                                    texmem_plan **out, texmem_error *err) {
+  if (!out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "out is NULL");
+  *out = NULL;
+  if (!best) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "best is NULL");
+  if (count && !records) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "records is NULL");
+  const texmem__kept *k = best->kept;
+  bool objects = best->kind == TEXMEM_PLAN_OBJECTS;
+  if ((unsigned)s >= TEXMEM_STRATEGY_COUNT_ || !k || !(objects ? k->object_of[s] : k->offset[s]))
+    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
+                        "the plan keeps no plan of strategy %s (keep_candidates, and BEST "
+                        "planned it?)",
+                        texmem_strategy_name(s));
+  if (count != best->n_tensors || dims != best->dims)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "the plan is for %zu records of %u dims, given %zu of %u",
+                        best->n_tensors, best->dims, count, dims);
+  texmem_plan *p;
+  texmem_status st;
+  if (objects) {
+    texmem_plan_assignment a = {.layout = best->layout, .linear_width = best->linear_width,
+                                .object_of = k->object_of[s], .object_count = k->n_objects[s]};
+    memcpy(a.max_dims, best->max_dims, sizeof a.max_dims);
+    st = texmem_plan_from_assignment(records, count, dims, &a, &p, err);
+  } else {
+    st = offsets_candidate(best, records, count, dims, k->offset[s], &p, err);
+  }
+  if (st) return st;
+  p->strategy = s;
+  p->budget = best->budget;
+  p->reports[s] = best->reports[s];
+  if (!objects) {
+    p->bound = k->bound[s];
+    p->optimal = k->optimal[s] || p->total <= p->bound;
+  }
+  *out = p;
+  return TEXMEM_STATUS_OK;
+}

@@ -28,6 +28,7 @@ void texmem_plan_destroy(texmem_plan *p) {
   free(p->object_of);
   free(p->offset);
   free(p->fixed);
+  texmem__kept_free(p->kept);
   free(p);
 }
 

@@ -102,6 +102,24 @@ static void report_planned(texmem_strategy_report *r, uint64_t total, size_t obj
 }
 
 /* One named objects strategy, reported. */
+void texmem__kept_free(texmem__kept *k) {
+  if (!k) return;
+  for (unsigned s = 0; s < TEXMEM_STRATEGY_COUNT_; s++) {
+    free(k->object_of[s]);
+    free(k->offset[s]);
+  }
+  free(k);
+}
+
+/* keep_candidates: a copy of candidate c's assignment (n entries of size
+ * bytes each) in *slot; false when out of memory. */
+static bool keep_copy(void **slot, const void *a, size_t n, size_t size) {
+  *slot = malloc((n ? n : 1) * size);
+  if (!*slot) return false;
+  memcpy(*slot, a, n * size);
+  return true;
+}
+
 static texmem_status plan_objects_named(const texmem__problem *pb, texmem_strategy s,
                                         texmem__objects_result *res, texmem__budget *bg,
                                         texmem_error *err) {
@@ -143,6 +161,15 @@ texmem_status texmem__plan_objects(const texmem__problem *pb, texmem_strategy s,
     }
     uint64_t t = texmem__objects_total_sat(pb, cof, ck);
     report_planned(&bg->reports[c], t, ck, texmem__now_ms() - t0);
+    if (bg->kept) {
+      bg->kept->n_objects[c] = ck;
+      if (!keep_copy((void **)&bg->kept->object_of[c], cof, pb->n, sizeof *cof)) {
+        free(cof);
+        free(res->object_of);
+        res->object_of = NULL;
+        return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+      }
+    }
     if (!res->object_of || t < res->total) {
       free(res->object_of);
       *res = (texmem__objects_result){cof, ck, t, c};
@@ -201,6 +228,14 @@ static texmem_status plan_offsets_best(const texmem__problem *pb, uint64_t *off,
       }
       last = st;
       continue;
+    }
+    if (bg->kept) {
+      bg->kept->optimal[c] = opt;
+      bg->kept->bound[c] = b;
+      if (!keep_copy((void **)&bg->kept->offset[c], tmp, pb->n, sizeof *tmp)) {
+        free(tmp);
+        return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+      }
     }
     if (b > res->bound) res->bound = b;
     if (!have || t < res->total || (t == res->total && opt && !res->optimal)) {

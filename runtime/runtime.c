@@ -259,6 +259,44 @@ texmem_storage texmem_runtime_auto_storage(const texmem_gl_context *ctx) {
   return renders_on_cpu(ctx) ? TEXMEM_STORAGE_ARENA : TEXMEM_STORAGE_BUFFER;
 }
 
+/* Fills the desc's defaults (arena storages plan linear rows) and refuses
+ * values out of range. */
+static texmem_status check_desc(texmem_runtime_desc *d, texmem_error *err) {
+  bool buffer = d->storage == TEXMEM_STORAGE_BUFFER;
+  bool arena = d->storage == TEXMEM_STORAGE_ARENA || buffer;
+  if (d->storage != TEXMEM_STORAGE_OBJECTS && !arena)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown storage %d", (int)d->storage);
+  if (arena) d->layout = TEXMEM_LAYOUT_LINEAR;
+  texmem_plan_kind kind = arena ? TEXMEM_PLAN_OFFSETS : TEXMEM_PLAN_OBJECTS;
+  if ((unsigned)d->strategy >= TEXMEM_STRATEGY_COUNT_ || !texmem_strategy_supports(d->strategy, kind))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "strategy %d is not a%s strategy",
+                        (int)d->strategy, arena ? "n offsets (arena)" : " shared-objects");
+  if (d->layout != TEXMEM_LAYOUT_NATURAL && d->layout != TEXMEM_LAYOUT_LINEAR)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown layout %d", (int)d->layout);
+  if (d->precision != TEXMEM_PRECISION_FP16 && d->precision != TEXMEM_PRECISION_FP32)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown precision %d",
+                        (int)d->precision);
+  if ((unsigned)d->kernels > TEXMEM_KERNELS_TILED)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown kernels %d", (int)d->kernels);
+  return TEXMEM_STATUS_OK;
+}
+
+/* Every operator the runtime cannot execute, named at once. */
+static texmem_status refuse_unsupported(const texmem_model *model, texmem_error *err) {
+  texmem_op_tally *bad = NULL;
+  size_t n_bad = 0;
+  texmem_status ust = texmem_runtime_unsupported_ops(model, &bad, &n_bad, err);
+  if (ust || !n_bad) return ust;
+  size_t total = 0;
+  for (size_t i = 0; i < n_bad; i++) total += bad[i].count;
+  char list[400];
+  texmem_op_tally_format(bad, n_bad, list, sizeof list);
+  free(bad);
+  return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
+                      "%zu operator%s the runtime cannot execute: %s", total, total == 1 ? "" : "s",
+                      list);
+}
+
 texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *model,
                                     const texmem_runtime_desc *desc, texmem_runtime **out,
                                     texmem_error *err) {
@@ -267,38 +305,14 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (!ctx || !model)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context or model is NULL");
   texmem_runtime_desc d = desc ? *desc : (texmem_runtime_desc){0};
+  texmem_status cst = check_desc(&d, err);
+  if (cst) return cst;
   bool buffer = d.storage == TEXMEM_STORAGE_BUFFER;
   bool arena = d.storage == TEXMEM_STORAGE_ARENA || buffer;
-  if (d.storage != TEXMEM_STORAGE_OBJECTS && !arena)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown storage %d", (int)d.storage);
-  if (arena) d.layout = TEXMEM_LAYOUT_LINEAR;
   texmem_plan_kind kind = arena ? TEXMEM_PLAN_OFFSETS : TEXMEM_PLAN_OBJECTS;
-  if ((unsigned)d.strategy >= TEXMEM_STRATEGY_COUNT_ || !texmem_strategy_supports(d.strategy, kind))
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "strategy %d is not a%s strategy",
-                        (int)d.strategy, arena ? "n offsets (arena)" : " shared-objects");
-  if (d.layout != TEXMEM_LAYOUT_NATURAL && d.layout != TEXMEM_LAYOUT_LINEAR)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown layout %d", (int)d.layout);
-  if (d.precision != TEXMEM_PRECISION_FP16 && d.precision != TEXMEM_PRECISION_FP32)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown precision %d",
-                        (int)d.precision);
-  if ((unsigned)d.kernels > TEXMEM_KERNELS_TILED)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown kernels %d", (int)d.kernels);
   size_t n_tensors = texmem_model_tensor_count(model), n_ops = texmem_model_op_count(model);
-  /* Every operator the runtime cannot execute, named at once. */
-  texmem_op_tally *bad = NULL;
-  size_t n_bad = 0;
-  texmem_status ust = texmem_runtime_unsupported_ops(model, &bad, &n_bad, err);
+  texmem_status ust = refuse_unsupported(model, err);
   if (ust) return ust;
-  if (n_bad) {
-    size_t total = 0;
-    for (size_t i = 0; i < n_bad; i++) total += bad[i].count;
-    char list[400];
-    texmem_op_tally_format(bad, n_bad, list, sizeof list);
-    free(bad);
-    return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP,
-                        "%zu operator%s the runtime cannot execute: %s", total, total == 1 ? "" : "s",
-                        list);
-  }
 
   texmem_runtime *rt = calloc(1, sizeof *rt);
   if (!rt) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");

@@ -577,3 +577,85 @@ Test(validate, crowded_plans_against_every_pair) {
   cr_assert_gt(valid, 50);
   cr_assert_gt(invalid, 50);
 }
+
+/* keep_candidates: every strategy BEST planned is kept, and the plan
+ * texmem_plan_candidate rebuilds from it is the one the strategy makes when
+ * named: same total, objects and assignment, for objects (natural and
+ * linear) and natural offsets, with and without fixed tensors. */
+Test(best, kept_candidates_are_the_named_strategies_plans) {
+  uint64_t seed = 4242;
+  int compared = 0;
+  for (int round = 0; round < 60; round++) {
+    texmem_record r[40];
+    uint64_t fixed[40];
+    size_t n = 1 + tt_rand(&seed) % 40;
+    unsigned dims = 1 + (unsigned)(round % 2);
+    int shape = round % 3; /* objects natural, objects linear (2-D), offsets */
+    if (shape == 1 && dims == 1) dims = 2;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t f = tt_rand(&seed) % 12;
+      r[i] = (texmem_record){i, {1 + tt_rand(&seed) % 40, 1 + tt_rand(&seed) % 9, 1}, f,
+                             f + tt_rand(&seed) % 5};
+      fixed[i] = TEXMEM_OFFSET_FREE;
+    }
+    texmem_plan_desc d = {.strategy = TEXMEM_STRATEGY_BEST, .keep_candidates = true};
+    if (shape == 1) d.layout = TEXMEM_LAYOUT_LINEAR;
+    if (shape == 2) {
+      d.kind = TEXMEM_PLAN_OFFSETS;
+      d.alignment = round % 4 ? 1 : 8;
+      if (round % 5 == 0) { /* one tensor fixed at the bottom */
+        fixed[0] = 0;
+        d.fixed_offsets = fixed;
+      }
+    }
+    texmem_plan *best = tt_plan(r, n, dims, d);
+    for (unsigned s = 1; s < TEXMEM_STRATEGY_COUNT_; s++) {
+      texmem_strategy_report rep = texmem_plan_strategy_report(best, (texmem_strategy)s);
+      texmem_plan *c = NULL;
+      texmem_error err;
+      texmem_status st = texmem_plan_candidate(best, r, n, dims, (texmem_strategy)s, &c, &err);
+      if (rep.outcome != TEXMEM_RUN_PLANNED) {
+        cr_assert_eq(st, TEXMEM_STATUS_UNSUPPORTED, "round %d %s", round,
+                     texmem_strategy_name((texmem_strategy)s));
+        continue;
+      }
+      cr_assert_eq(st, TEXMEM_STATUS_OK, "round %d %s: %s", round,
+                   texmem_strategy_name((texmem_strategy)s), err.message);
+      texmem_plan_desc named = d;
+      named.strategy = (texmem_strategy)s;
+      named.keep_candidates = false;
+      texmem_plan *q = tt_plan(r, n, dims, named);
+      cr_assert_eq(texmem_plan_get_strategy(c), (texmem_strategy)s);
+      cr_assert_eq(texmem_plan_total(c), texmem_plan_total(q), "round %d %s", round,
+                   texmem_strategy_name((texmem_strategy)s));
+      cr_assert_eq(texmem_plan_object_count(c), texmem_plan_object_count(q));
+      cr_assert_eq(texmem_plan_linear_width(c), texmem_plan_linear_width(q));
+      for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(texmem_plan_tensor_object(c, i), texmem_plan_tensor_object(q, i));
+        cr_assert_eq(texmem_plan_tensor_offset(c, i), texmem_plan_tensor_offset(q, i));
+      }
+      if (shape == 2) {
+        cr_assert_eq(texmem_plan_is_optimal(c), texmem_plan_is_optimal(q), "round %d %s", round,
+                     texmem_strategy_name((texmem_strategy)s));
+        cr_assert_eq(texmem_plan_bound(c), texmem_plan_bound(q));
+      }
+      texmem_plan_destroy(q);
+      texmem_plan_destroy(c);
+      compared++;
+    }
+    texmem_plan_destroy(best);
+  }
+  cr_assert_gt(compared, 150);
+  /* Nothing is kept without the flag, nor for a named strategy. */
+  texmem_record r[] = {{0, {4, 1, 1}, 0, 1}, {1, {4, 1, 1}, 1, 2}};
+  texmem_plan *p = tt_plan(r, 2, 1, (texmem_plan_desc){.strategy = TEXMEM_STRATEGY_BEST});
+  texmem_plan *c = (texmem_plan *)1;
+  texmem_error err;
+  cr_assert_eq(texmem_plan_candidate(p, r, 2, 1, TEXMEM_STRATEGY_NAIVE, &c, &err),
+               TEXMEM_STATUS_UNSUPPORTED);
+  cr_assert_null(c);
+  cr_assert(strstr(err.message, "naive"), "%s", err.message);
+  texmem_plan_destroy(p);
+  cr_assert_eq(texmem_plan_candidate(NULL, r, 2, 1, TEXMEM_STRATEGY_NAIVE, &c, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+}

@@ -136,6 +136,11 @@ typedef struct texmem_plan_desc {
    * and overlap, or a misaligned one, give INVALID_ARGUMENT naming them.
    * Borrowed for the call; the plan keeps a copy its validator checks. */
   const uint64_t *fixed_offsets;
+  /* BEST (objects plans, natural offsets plans): keep the assignment of
+   * every strategy it planned, for texmem_plan_candidate (one array of
+   * count entries per strategy, freed with the plan). false = keep only
+   * the chosen plan. */
+  bool keep_candidates;
 } texmem_plan_desc;
 
 #define TEXMEM_OFFSET_FREE UINT64_MAX
@@ -262,6 +267,18 @@ TEXMEM_API texmem_status texmem_plan_from_assignment(const texmem_record *record
                                                      unsigned dims,
                                                      const texmem_plan_assignment *a,
                                                      texmem_plan **out, texmem_error *err);
+
+/* The plan strategy s made inside BEST, kept by a plan created with
+ * keep_candidates: what texmem_plan_create with strategy s would give for
+ * the same records and desc (the same assignment, validated), except that
+ * exact search had the time BEST left it. Its reports hold s's only.
+ * UNSUPPORTED when best kept no plan of s (s skipped, failed or not run,
+ * keep_candidates not set, or a texture arena plan). records must be the
+ * ones best was made from. *out owned by the caller. */
+TEXMEM_API texmem_status texmem_plan_candidate(const texmem_plan *best,
+                                               const texmem_record *records, size_t count,
+                                               unsigned dims, texmem_strategy s,
+                                               texmem_plan **out, texmem_error *err);
 
 /* ---- lower bounds (on volumes for textures) ---- */
 typedef struct texmem_bounds {

@@ -20,7 +20,8 @@ typedef struct plan_result {
   texmem_plan *plan;
   texmem_run_outcome outcome; /* PLANNED when plan is set */
   char reason[200];
-  double time_us; /* wall time of texmem_plan_create */
+  double time_us; /* wall time of texmem_plan_create, or of the strategy
+                     within best (rows best planned: their kept plans) */
   bool smallest;  /* smallest total of its kind (ties all marked) */
   bool shares_plan; /* plan is best's (the strategy best chose, objects) */
 } plan_result;
