@@ -1,15 +1,18 @@
 // CONV_2D with a 1x1 kernel for GPUs with fast shared memory (CPU drivers
 // take op_conv1x1.comp; runtime/kernels_conv.c picks). A matrix product
 // of pixels x input channels by input x output channels, tiled: a work
-// group of TM_PQ * TM_SG * TM_KS invocations computes 4*TM_PQ output
-// pixels x 4*TM_SG output slices. For each chunk of 4 input slices the
-// group stages the tile's input texels and the weight blocks in shared
-// memory (each loaded once from the image / SSBO, coalesced), waits, and
-// every invocation accumulates 4 pixels x 4 output slices (16 vec4, named
-// variables) from shared memory. TM_KS > 1 splits the chunk's input
-// slices between TM_KS parts of the group (more invocations for small
-// outputs), whose sums are added in a fixed order at the end, so results
-// are deterministic. An invocation's pixels are TM_PQ apart, so adjacent
+// group of TM_KS parts of TM_PQ * TM_SG invocations computes 4*TM_PQ
+// output pixels x 4*TM_SG output slices. The input slices come in chunks
+// of 4; part h takes chunks h, h + TM_KS, ..., so a small layer split in
+// TM_KS parts waits on TM_KS times fewer chunks in a row. Per chunk each
+// part stages its tile's input texels in shared memory (each loaded once,
+// coalesced), waits, and every invocation accumulates 4 pixels x 4 output
+// slices (16 vec4, named variables) from it, with the weights read from
+// the SSBO (the same block for every invocation of a slice group, so the
+// cache serves it). The next chunk's texels are loaded into registers
+// before the current chunk's arithmetic, hiding the load behind it. The
+// parts' sums are added in a fixed order at the end, so results are
+// deterministic. An invocation's pixels are TM_PQ apart, so adjacent
 // invocations read adjacent shared texels and write adjacent pixels.
 // Weight and bias layout as op_conv.comp (4x4 blocks per group of 4
 // output slices and input slice, one bias vec4 per output slice).
@@ -19,61 +22,56 @@
 #include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pixel tiles, weight groups
 
-#define TM_N (TM_PQ * TM_SG * TM_KS) // invocations a work group
-#define TM_TP (4 * TM_PQ)            // pixels a tile
-#define TM_XL (16 * TM_PQ / TM_N)    // input texels each invocation stages
-#define TM_WL (64 * TM_SG / TM_N)    // weight vec4s each invocation stages
+#define TM_NP (TM_PQ * TM_SG)      // invocations a part
+#define TM_N (TM_NP * TM_KS)       // invocations a work group
+#define TM_TP (4 * TM_PQ)          // pixels a tile
+#define TM_XL (16 * TM_PQ / TM_NP) // input texels each invocation stages a chunk
+#if TM_XL > 4 || TM_XL * TM_NP != 16 * TM_PQ
+#error "a tile's invocations stage its texels 1 to 4 each"
+#endif
 
-// Texel of input slice j of the chunk for tile pixel t at xs[j * TM_TP + t].
-shared highp vec4 xs[4 * TM_TP];
-// Weight block vec4 m (output lane block o*4 + input lane k) of tile group
-// g, chunk slice j at ws[(g * 4 + j) * 16 + m].
-shared highp vec4 ws[64 * TM_SG];
+// Texel of input slice j of part h's chunk for tile pixel t at
+// xs[(h * 4 + j) * TM_TP + t].
+shared highp vec4 xs[4 * TM_TP * TM_KS];
 #if TM_KS > 1
 // Partial sums: accumulator a of invocation (g, q) in part h of the upper
-// half at rs[(a * (TM_KS / 2) + h) * TM_PQ * TM_SG + g * TM_PQ + q].
-shared highp vec4 rs[16 * (TM_KS / 2) * TM_PQ * TM_SG];
+// half at rs[(a * (TM_KS / 2) + h) * TM_NP + g * TM_PQ + q].
+shared highp vec4 rs[16 * (TM_KS / 2) * TM_NP];
 #endif
 
 #define MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
 #define BLOCK(o) \
-  w0 = ws[wb + 4 * o]; w1 = ws[wb + 4 * o + 1]; w2 = ws[wb + 4 * o + 2]; w3 = ws[wb + 4 * o + 3]
+  w0 = w_at(wb + 4 * o); w1 = w_at(wb + 4 * o + 1); w2 = w_at(wb + 4 * o + 2); \
+  w3 = w_at(wb + 4 * o + 3)
 #define ACCS(F) \
   F(0, a00) F(1, a01) F(2, a02) F(3, a03) F(4, a10) F(5, a11) F(6, a12) F(7, a13) \
   F(8, a20) F(9, a21) F(10, a22) F(11, a23) F(12, a30) F(13, a31) F(14, a32) F(15, a33)
-#define PUT(a, acc) rs[((a) * (TM_KS / 2) + part - hp) * TM_PQ * TM_SG + slot] = acc;
-#define ADD(a, acc) acc += rs[((a) * (TM_KS / 2) + part) * TM_PQ * TM_SG + slot];
+#define PUT(a, acc) rs[((a) * (TM_KS / 2) + part - hp) * TM_NP + slot] = acc;
+#define ADD(a, acc) acc += rs[((a) * (TM_KS / 2) + part) * TM_NP + slot];
 
-// Stages input texel number e of the tile (e = j * TM_TP + t) for chunk
-// c from its source texel src; slices past the input read as zero.
-void stage_x(highp int e, highp ivec3 src, highp int c, highp int islices) {
-  highp int j = e / TM_TP, s = c * 4 + j;
-  xs[e] = s < islices ? x_read(src + ivec3(0, 0, s)) : vec4(0.0);
-}
-
-// Stages weight vec4 number e of the tile for chunk c (zero past the
-// input slices or the weight groups).
-void stage_w(highp int e, highp int g0, highp int c, highp int islices) {
-  highp int g = g0 + e / 64, j = (e / 16) % 4, s = c * 4 + j;
-  bool in_range = s < islices && g < geom.w;
-  ws[e] = in_range ? w_at((g * islices + s) * 16 + e % 16) : vec4(0.0);
+// Input texel e of the tile's chunk c (e = j * TM_TP + t) from its source
+// texel src: zero past the input slices (and for chunks past the last).
+highp vec4 fetch_x(highp int e, highp ivec3 src, highp int c, highp int islices) {
+  highp int s = c * 4 + e / TM_TP;
+  return s < islices ? x_read(src + ivec3(0, 0, s)) : vec4(0.0);
 }
 
 void main() {
   highp int wg = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
   highp int lid = int(gl_LocalInvocationIndex);
-  highp int q = lid % TM_PQ, gi = (lid / TM_PQ) % TM_SG, part = lid / (TM_PQ * TM_SG);
-  highp int slot = gi * TM_PQ + q;
+  highp int li = lid % TM_NP, part = lid / TM_NP;
+  highp int q = li % TM_PQ, gi = li / TM_PQ, slot = li;
   highp int st = wg / geom.z, p0 = (wg - st * geom.z) * TM_TP;
   highp ivec3 os = y_shape();
   highp int nb = max(batch, 1), oslices = os.z / nb, islices = x_shape().z / nb;
   highp int npix = os.x * os.y, total = npix * nb;
-  highp int g0 = st * TM_SG, s0 = (g0 + gi) * 4;
+  highp int g = st * TM_SG + gi, s0 = g * 4;
+  bool has_w = g < geom.w;
   // This invocation's staging sources (fixed over the chunks).
-  highp ivec3 src0 = conv_source(p0 + lid % TM_TP, total, npix, islices, os.x, geom.xy);
-  highp ivec3 src1 = conv_source(p0 + (lid + TM_N) % TM_TP, total, npix, islices, os.x, geom.xy);
-  highp ivec3 src2 = conv_source(p0 + (lid + 2 * TM_N) % TM_TP, total, npix, islices, os.x, geom.xy);
-  highp ivec3 src3 = conv_source(p0 + (lid + 3 * TM_N) % TM_TP, total, npix, islices, os.x, geom.xy);
+  highp ivec3 src0 = conv_source(p0 + li % TM_TP, total, npix, islices, os.x, geom.xy);
+  highp ivec3 src1 = conv_source(p0 + (li + TM_NP) % TM_TP, total, npix, islices, os.x, geom.xy);
+  highp ivec3 src2 = conv_source(p0 + (li + 2 * TM_NP) % TM_TP, total, npix, islices, os.x, geom.xy);
+  highp ivec3 src3 = conv_source(p0 + (li + 3 * TM_NP) % TM_TP, total, npix, islices, os.x, geom.xy);
   // aPS: pixel p0 + q + P * TM_PQ, output slice s0 + S; the bias once.
   highp vec4 zero = vec4(0.0);
   highp vec4 a00 = part == 0 && s0 < oslices ? b_at(s0) : zero;
@@ -84,17 +82,26 @@ void main() {
   highp vec4 a20 = a00, a21 = a01, a22 = a02, a23 = a03;
   highp vec4 a30 = a00, a31 = a01, a32 = a02, a33 = a03;
   highp vec4 w0, w1, w2, w3;
-  highp int chunks = (islices + 3) / 4;
-  for (highp int c = 0; c < chunks; c++) {
+  highp int chunks = (islices + 3) / 4, xo = part * 4 * TM_TP;
+  highp int c = part;
+  highp vec4 n0 = fetch_x(li, src0, c, islices), n1 = zero, n2 = zero, n3 = zero;
+  if (TM_XL > 1) n1 = fetch_x(li + TM_NP, src1, c, islices);
+  if (TM_XL > 2) n2 = fetch_x(li + 2 * TM_NP, src2, c, islices);
+  if (TM_XL > 3) n3 = fetch_x(li + 3 * TM_NP, src3, c, islices);
+  for (highp int it = 0; it < (chunks + TM_KS - 1) / TM_KS; it++) {
     barrier(); // the previous chunk's reads are done
-    stage_x(lid, src0, c, islices);
-    if (TM_XL > 1) stage_x(lid + TM_N, src1, c, islices);
-    if (TM_XL > 2) stage_x(lid + 2 * TM_N, src2, c, islices);
-    if (TM_XL > 3) stage_x(lid + 3 * TM_N, src3, c, islices);
-    for (highp int r = 0; r < TM_WL; r++) stage_w(lid + r * TM_N, g0, c, islices);
+    xs[xo + li] = n0;
+    if (TM_XL > 1) xs[xo + li + TM_NP] = n1;
+    if (TM_XL > 2) xs[xo + li + 2 * TM_NP] = n2;
+    if (TM_XL > 3) xs[xo + li + 3 * TM_NP] = n3;
     barrier();
-    for (highp int j = part; j < 4; j += TM_KS) {
-      highp int xb = j * TM_TP + q, wb = (gi * 4 + j) * 16;
+    // The next chunk's texels, in flight during this chunk's arithmetic.
+    n0 = fetch_x(li, src0, c + TM_KS, islices);
+    if (TM_XL > 1) n1 = fetch_x(li + TM_NP, src1, c + TM_KS, islices);
+    if (TM_XL > 2) n2 = fetch_x(li + 2 * TM_NP, src2, c + TM_KS, islices);
+    if (TM_XL > 3) n3 = fetch_x(li + 3 * TM_NP, src3, c + TM_KS, islices);
+    for (highp int j = 0; j < 4 && has_w && c * 4 + j < islices; j++) {
+      highp int xb = xo + j * TM_TP + q, wb = (g * islices + c * 4 + j) * 16;
       highp vec4 v0 = xs[xb], v1 = xs[xb + TM_PQ], v2 = xs[xb + 2 * TM_PQ],
                  v3 = xs[xb + 3 * TM_PQ];
       BLOCK(0);
@@ -106,6 +113,7 @@ void main() {
       BLOCK(3);
       MAC(a03, v0); MAC(a13, v1); MAC(a23, v2); MAC(a33, v3);
     }
+    c += TM_KS;
   }
 #if TM_KS > 1
   // Parts [hp, 2*hp) hand their sums to parts [0, hp): with 4
