@@ -1,7 +1,8 @@
 /* texmem bench --profile, run as a program on the built-in MobileNet v2:
  * per storage, the dispatches' GPU times add up to within 10% of the run's
  * GPU time (queries of its own), the tables per operator type and per
- * kernel add up to the dispatches; the text report has both tables. */
+ * kernel add up to the dispatches, the slowest dispatches come slowest
+ * first; the text report has the tables. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,19 @@ Test(cli_bench_profile, profile_json) {
     cr_expect_eq(by_kernel, sum, "%s", bench_storages[s]);
     cr_expect_eq(by_kernel_cpu, cpu, "%s", bench_storages[s]);
     cr_expect_eq(by_type_n, n, "%s", bench_storages[s]);
+    /* The slowest single dispatches: 8 (MobileNet has more), each once,
+     * slowest first, none slower than its kernel's sum. */
+    double slow_n = array_sum(at, "slowest_dispatches", "dispatches", &k);
+    cr_expect_eq(k, 8, "%s", name);
+    cr_expect_eq(slow_n, 8, "%s", name);
+    const char *sl = strstr(at, "\"slowest_dispatches\": ["), *end = strchr(sl, ']');
+    double prev = -1;
+    for (const char *q = strstr(sl, "\"gpu_ns\": "); q && q < end; q = strstr(q + 1, "\"gpu_ns\": ")) {
+      double g = strtod(q + 10, NULL);
+      if (prev >= 0) cr_expect_leq(g, prev, "%s: not slowest first", name);
+      prev = g;
+    }
+    cr_expect_not_null(strstr(sl, "\"name\": \"op "), "%s", name);
   }
   cr_expect_not_null(strstr(r.out, "\"name\": \"CONV_2D\""), "%s", r.out);
   /* AUTO picks the 1x1 kernel by driver (the tiled one on a GPU). */
@@ -70,6 +84,7 @@ Test(cli_bench_profile, profile_report_text) {
   } else {
     cr_expect_not_null(strstr(r.out, "by operator type"), "%s", r.out);
     cr_expect_not_null(strstr(r.out, "by kernel"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "slowest dispatches"), "%s", r.out);
     for (int s = 0; s < 4; s++) {
       char want[32];
       snprintf(want, sizeof want, "\n  %s: run ", bench_storages[s]);

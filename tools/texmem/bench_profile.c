@@ -49,6 +49,7 @@ void bench_profile_free(bench_profile *p) {
   for (int s = 0; s < BENCH_STORAGES; s++) {
     agg_free(p->s[s].by_type, p->s[s].n_type);
     agg_free(p->s[s].by_kernel, p->s[s].n_kernel);
+    agg_free(p->s[s].slowest, p->s[s].n_slowest);
   }
 }
 
@@ -111,6 +112,26 @@ static size_t median_row(const uint64_t *run, size_t n) {
   return best;
 }
 
+/* The BENCH_SLOWEST slowest dispatches of the median run, each named by
+ * its operator (index, pass when several), type and kernel: where a
+ * per-kernel sum cannot say which layer takes the time. */
+static bool keep_slowest(bench_profile_storage *ps, const texmem_runtime_profile *p,
+                         const runs_buf *buf, size_t row) {
+  for (size_t i = 0; i < buf->n_rec; i++) {
+    const texmem_profile_record *r = &p->records[i];
+    char name[160];
+    snprintf(name, sizeof name, "op %zu%s%.0u %s %s", r->op, r->pass ? "." : "", r->pass,
+             r->op_type ? r->op_type : "?", r->kernel ? r->kernel : "?");
+    if (!agg_add(&ps->slowest, &ps->n_slowest, name, buf->gpu[row * buf->n_rec + i],
+                 buf->cpu[row * buf->n_rec + i]))
+      return false;
+  }
+  qsort(ps->slowest, ps->n_slowest, sizeof *ps->slowest, agg_by_gpu);
+  for (size_t i = BENCH_SLOWEST; i < ps->n_slowest; i++) free((char *)ps->slowest[i].name);
+  if (ps->n_slowest > BENCH_SLOWEST) ps->n_slowest = BENCH_SLOWEST;
+  return true;
+}
+
 /* Sums the kept median run per operator type and per kernel. */
 static bool aggregate(bench_profile_storage *ps, const texmem_runtime_profile *p,
                       const runs_buf *buf, size_t row) {
@@ -127,7 +148,7 @@ static bool aggregate(bench_profile_storage *ps, const texmem_runtime_profile *p
   qsort(ps->by_type, ps->n_type, sizeof *ps->by_type, agg_by_gpu);
   qsort(ps->by_kernel, ps->n_kernel, sizeof *ps->by_kernel, agg_by_gpu);
   ps->ok = true;
-  return true;
+  return keep_slowest(ps, p, buf, row);
 }
 
 static texmem_status profile_storage(const bench_setup *b, int s, texmem_runtime *unprofiled,
@@ -212,6 +233,7 @@ void bench_profile_print(const bench_profile *p) {
            ps->discarded == 1 ? "" : "s");
     print_aggs("by operator type", ps->by_type, ps->n_type, ps->gpu_ns);
     print_aggs("by kernel", ps->by_kernel, ps->n_kernel, ps->gpu_ns);
+    print_aggs("slowest dispatches", ps->slowest, ps->n_slowest, ps->gpu_ns);
   }
 }
 
@@ -251,6 +273,7 @@ void bench_profile_json(const bench_profile *p) {
            ps->dispatches, ps->gpu_ns, ps->cpu_ns);
     json_aggs("by_op_type", ps->by_type, ps->n_type);
     json_aggs("by_kernel", ps->by_kernel, ps->n_kernel);
+    json_aggs("slowest_dispatches", ps->slowest, ps->n_slowest);
     printf("\n    }");
   }
   printf("\n  },\n");

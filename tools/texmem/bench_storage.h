@@ -43,7 +43,11 @@ typedef struct bench_profile_storage {
   size_t dispatches;
   bench_agg *by_type, *by_kernel;
   size_t n_type, n_kernel;
+  bench_agg *slowest; /* single dispatches ("op K TYPE kernel"), slowest first */
+  size_t n_slowest;   /* at most BENCH_SLOWEST */
 } bench_profile_storage;
+
+#define BENCH_SLOWEST 8
 
 typedef struct bench_profile {
   bool requested, available;
