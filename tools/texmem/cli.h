@@ -5,10 +5,10 @@
 #include "cli_util.h"
 
 /* argv[0] is the subcommand name. */
-int texmem_cmd_plan(int argc, char **argv);
-int texmem_cmd_info(int argc, char **argv);
-int texmem_cmd_records(int argc, char **argv);
-int texmem_cmd_bench(int argc, char **argv);
-int texmem_cmd_tflm(int argc, char **argv);
+int cli_cmd_plan(int argc, char **argv);
+int cli_cmd_info(int argc, char **argv);
+int cli_cmd_records(int argc, char **argv);
+int cli_cmd_bench(int argc, char **argv);
+int cli_cmd_tflm(int argc, char **argv);
 
 #endif

@@ -778,7 +778,7 @@ static int alone(bench *b) {
   return CLI_EXIT_OK;
 }
 
-int texmem_cmd_bench(int argc, char **argv) {
+int cli_cmd_bench(int argc, char **argv) {
   bench b;
   memset(&b, 0, sizeof b);
   int rc = parse_args(argc, argv, &b.o);

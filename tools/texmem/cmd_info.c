@@ -14,7 +14,7 @@ static void usage(FILE *f) {
           "  --profile) and its driver memory query, if any.\n");
 }
 
-int texmem_cmd_info(int argc, char **argv) {
+int cli_cmd_info(int argc, char **argv) {
   bool json = false;
   texmem_gl_context_desc desc = {0};
   for (int i = 1; i < argc; i++) {

@@ -608,7 +608,7 @@ static int write_svg(const plan_run *run, const char *path) {
   return -1;
 }
 
-int texmem_cmd_plan(int argc, char **argv) {
+int cli_cmd_plan(int argc, char **argv) {
   opts o;
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) return rc;

@@ -27,7 +27,7 @@ static void usage(FILE *f) {
           "                  order; repeatable\n");
 }
 
-int texmem_cmd_records(int argc, char **argv) {
+int cli_cmd_records(int argc, char **argv) {
   const char *path = NULL;
   unsigned dims = 1;
   texmem_precision prec = TEXMEM_PRECISION_FP16;

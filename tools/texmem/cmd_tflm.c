@@ -567,7 +567,7 @@ static int write_output(const tflm_run *r, const char *out_path, bool quiet) {
   return CLI_EXIT_OK;
 }
 
-int texmem_cmd_tflm(int argc, char **argv) {
+int cli_cmd_tflm(int argc, char **argv) {
   opts o = {.strategy = TEXMEM_STRATEGY_EXACT};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0 || o.check_path) {

@@ -11,16 +11,16 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"plan", texmem_cmd_plan, "plan shared objects / offsets for a records file"},
+    {"plan", cli_cmd_plan, "plan shared objects / offsets for a records file"},
 #ifdef TEXMEM_HAVE_GL
-    {"info", texmem_cmd_info, "print the GL renderer, versions and limits"},
+    {"info", cli_cmd_info, "print the GL renderer, versions and limits"},
 #endif
 #ifdef TEXMEM_HAVE_MODEL
-    {"records", texmem_cmd_records, "print a .tflite model's usage records"},
-    {"tflm", texmem_cmd_tflm, "TFLite Micro offline memory plans: plan, write, check"},
+    {"records", cli_cmd_records, "print a .tflite model's usage records"},
+    {"tflm", cli_cmd_tflm, "TFLite Micro offline memory plans: plan, write, check"},
 #endif
 #if defined(TEXMEM_HAVE_MODEL) && defined(TEXMEM_HAVE_GL) && defined(TEXMEM_HAVE_RUNTIME)
-    {"bench", texmem_cmd_bench, "run a model with naive and planned textures"},
+    {"bench", cli_cmd_bench, "run a model with naive and planned textures"},
 #endif
 };
 
