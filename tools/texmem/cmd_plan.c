@@ -392,10 +392,18 @@ static int plan_after_best(plan_run *run, const opts *o, texmem_plan_kind kind,
     return -1;
   }
   /* Any other strategy best planned: the plan it kept (not planned again:
-   * at 10^6 records that halves the default's time). */
+   * at 10^6 records that halves the default's time). Exact search within
+   * best had only the time left; unless that settled the question, it
+   * runs again with its own budget. */
   texmem_plan *kept = NULL;
   if (rep.outcome == TEXMEM_RUN_PLANNED &&
-      !texmem_plan_candidate(best->plan, run->rec, run->n, run->dims, st, &kept, NULL)) {
+      !texmem_plan_candidate(best->plan, run->rec, run->n, run->dims, st, &kept, NULL) &&
+      st == TEXMEM_STRATEGY_EXACT && !texmem_plan_is_optimal(kept) &&
+      !(o->budget && texmem_plan_fits(kept) != TEXMEM_FIT_UNKNOWN)) {
+    texmem_plan_destroy(kept);
+    kept = NULL;
+  }
+  if (kept) {
     plan_result *r = &run->results[run->nresults++];
     *r = (plan_result){.kind = kind, .layout = layout, .requested = st, .plan = kept,
                        .outcome = TEXMEM_RUN_PLANNED, .time_us = rep.time_ms * 1e3};
