@@ -148,7 +148,7 @@ typedef struct texmem__kept {
   bool optimal[TEXMEM_STRATEGY_COUNT_];
   uint64_t bound[TEXMEM_STRATEGY_COUNT_];
 } texmem__kept;
-void texmem__kept_free(texmem__kept *k);
+void texmem__kept_free(texmem__kept *k); /* plan_object.c; NULL is a no-op */
 
 typedef struct texmem__budget {
   double start_ms, budget_ms;

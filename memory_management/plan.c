@@ -18,8 +18,8 @@
  *     +-> plan_object.c the plan object: allocation and accessors
  *
  * problem.c, plan_object.c, best_budget.c and validate.c call nothing of
- * the planner; plan_from_assignment.c (a caller's plan) calls
- * plan_object.c and validate.c. */
+ * the planner; plan_from_assignment.c (a caller's plan, or one BEST kept:
+ * texmem_plan_candidate) calls plan_object.c and validate.c. */
 #include <string.h>
 
 #include "internal.h"

@@ -21,6 +21,15 @@ texmem_plan *texmem__plan_alloc(size_t n, size_t n_objects) {
   return p;
 }
 
+void texmem__kept_free(texmem__kept *k) {
+  if (!k) return;
+  for (unsigned s = 0; s < TEXMEM_STRATEGY_COUNT_; s++) {
+    free(k->object_of[s]);
+    free(k->offset[s]);
+  }
+  free(k);
+}
+
 void texmem_plan_destroy(texmem_plan *p) {
   if (!p) return;
   free(p->object_dims);

@@ -102,15 +102,6 @@ static void report_planned(texmem_strategy_report *r, uint64_t total, size_t obj
 }
 
 /* One named objects strategy, reported. */
-void texmem__kept_free(texmem__kept *k) {
-  if (!k) return;
-  for (unsigned s = 0; s < TEXMEM_STRATEGY_COUNT_; s++) {
-    free(k->object_of[s]);
-    free(k->offset[s]);
-  }
-  free(k);
-}
-
 /* keep_candidates: a copy of candidate c's assignment (n entries of size
  * bytes each) in *slot; false when out of memory. */
 static bool keep_copy(void **slot, const void *a, size_t n, size_t size) {
