@@ -96,7 +96,8 @@ static void recalc(const gbs_state *s, size_t t, gbs_pri *p) {
   p->dist = GAP_NONE;
   p->obj = SIZE_MAX;
   p->when = SIZE_MAX;
-  for (size_t o = 0; o < s->nobj && !meets_all(s, t); o++) {
+  size_t nobj = meets_all(s, t) ? 0 : s->nobj;
+  for (size_t o = 0; o < nobj; o++) {
     size_t w;
     uint32_t g = obj_gap(s, o, t, &w);
     if (g < p->dist || (g == p->dist && g != GAP_NONE && w < p->when)) {
@@ -420,7 +421,8 @@ static texmem_status plan_tex(gbs_state *s, const size_t *order, size_t *object_
     size_t t = order[r], best = SIZE_MAX, bw = SIZE_MAX;
     uint64_t bgrow = UINT64_MAX;
     uint32_t bdist = GAP_NONE;
-    for (size_t o = 0; o < s->nobj && !meets_all(s, t); o++) {
+    size_t nobj = meets_all(s, t) ? 0 : s->nobj;
+    for (size_t o = 0; o < nobj; o++) {
       size_t w;
       uint32_t g = obj_gap(s, o, t, &w);
       if (g == GAP_NONE) continue;
