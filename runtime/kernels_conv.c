@@ -11,27 +11,26 @@
 #include "kernels_conv_common.h"
 #include "kernels_conv_fuse.h"
 
-/* A tile of op_conv1x1_tiled.comp: pixel quads, groups of 4 output slices
- * and input-slice parts (pq * sg * ks = 64 invocations). */
-typedef struct conv_tile {
-  uint32_t pq, sg, ks;
-} conv_tile;
-
 /* Work groups a GPU wants to be busy: on a large GPU (an H100 holds 132
  * x 32 work groups of 64) the product of a small layer (MobileNet's 7x7)
  * has few tiles, each a long serial loop, so smaller tiles that split the
  * input slices are worth their shared-memory sums below this. */
 #define WANT_GROUPS 256u
 
-/* The largest tile giving WANT_GROUPS work groups, else the smallest. */
-static conv_tile pick_tile(uint64_t pixels, uint32_t groups4) {
-  static const conv_tile tiles[] = {{16, 4, 1}, {8, 4, 2}, {4, 4, 4}};
-  for (size_t i = 0; i + 1 < sizeof tiles / sizeof tiles[0]; i++) {
+/* The tiles, largest first: each halves the pixels and doubles the parts
+ * that split the input slices (pq * sg * ks = 64 invocations). */
+static const texmem__conv_tile tiles[] = {{16, 4, 1}, {8, 4, 2}, {4, 4, 4}, {2, 4, 8}, {1, 4, 16}};
+
+texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks) {
+  size_t pick = 0;
+  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+    if (i > 0 && tiles[i].ks > chunks) break; /* a part with no chunk idles */
+    pick = i;
     uint64_t n = (pixels + 4 * tiles[i].pq - 1) / (4 * tiles[i].pq) *
                  ((groups4 + tiles[i].sg - 1) / tiles[i].sg);
-    if (n >= WANT_GROUPS) return tiles[i];
+    if (n >= WANT_GROUPS) break;
   }
-  return tiles[sizeof tiles / sizeof tiles[0] - 1];
+  return tiles[pick];
 }
 
 /* Splits `n` work groups of a flat index over the x and y counts. */
@@ -49,8 +48,8 @@ static texmem_status flat_groups(const char *name, uint64_t n, texmem__kernel *o
 /* The tiled 1x1 program and its uniforms (pixels over batch x H x W). */
 static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *model,
                                    const texmem_op *op, uint64_t pixels, uint32_t ng,
-                                   texmem__kernel *out, texmem_error *err) {
-  conv_tile t = pick_tile(pixels, ng);
+                                   uint32_t chunks, texmem__kernel *out, texmem_error *err) {
+  texmem__conv_tile t = texmem__conv1x1_tile(pixels, ng, chunks);
   uint64_t ptiles = (pixels + 4 * t.pq - 1) / (4 * t.pq), stiles = (ng + t.sg - 1) / t.sg;
   if (ptiles * stiles > (uint64_t)INT32_MAX / 2)
     return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "CONV_2D: output too large");
@@ -92,18 +91,19 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)oh, (uint32_t)ow, O, err))) return s;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
-  bool one = KH == 1 && KW == 1;
+  bool one = KH == 1 && KW == 1, tiled = one && texmem__kernel_env_tiled(env);
   uint32_t os = (uint32_t)texmem__ku_slices(O);
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
   size_t nw = 0, nb = 0;
-  float *pw = texmem__conv_pack_ohwi(w->data, O, KH, KW, I, &nw);
+  float *pw = texmem__conv_pack_ohwi(w->data, O, KH, KW, I, tiled ? 4 : 1, &nw);
   float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, O, ng * TEXMEM__CONV_GROUP, &nb);
   if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
   if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
 
   uint64_t pixels = (uint64_t)ow * (uint64_t)oh * x->b;
-  if (one && texmem__kernel_env_tiled(env)) {
-    if ((s = conv1x1_tiled(env, model, op, pixels, ng, out, err))) return s;
+  if (tiled) {
+    uint32_t chunks = ((uint32_t)texmem__ku_slices(I) + 3) / 4;
+    if ((s = conv1x1_tiled(env, model, op, pixels, ng, chunks, out, err))) return s;
     texmem__ku_batch(out, x->b);
     return TEXMEM_STATUS_OK;
   }

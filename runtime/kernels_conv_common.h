@@ -136,15 +136,30 @@ static inline texmem_status texmem__conv_check_out(const char *op, const texmem_
   return TEXMEM_STATUS_OK;
 }
 
+/* A tile of op_conv1x1_tiled.comp: pixel quads, groups of 4 output slices
+ * and parts splitting the input slices (pq * sg * ks = 64 invocations). */
+typedef struct texmem__conv_tile {
+  uint32_t pq, sg, ks;
+} texmem__conv_tile;
+
+/* The tile for a 1x1 convolution over `pixels` output pixels, `groups4`
+ * groups of 4 output slices and `chunks` chunks of 4 input slices: the
+ * largest giving enough work groups to fill a large GPU, else the
+ * smallest whose parts each get a chunk (kernels_conv.c). */
+texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks);
+
 /* OHWI weights (O x KH x KW x I) as 4x4 blocks for groups of
  * TEXMEM__CONV_GROUP output slices: index
  *   (((g * KH + ky) * KW + kx) * IS + is) * GROUP*4 + o * 4 + k
  * holds the vec4 of output channels 4*(g*GROUP+o) .. +3 for input channel
  * 4*is+k. A shader invocation of group g walks its blocks in order and
- * does out[o] += x[k] * block[o*4+k]. Zero where padded. Caller frees. */
+ * does out[o] += x[k] * block[o*4+k]. IS is the input slices rounded up to
+ * `slice_step` (the tiled 1x1 kernel reads whole chunks of 4 without a
+ * bound check). Zero where padded. Caller frees. */
 static inline float *texmem__conv_pack_ohwi(const float *w, uint32_t O, uint32_t KH, uint32_t KW,
-                                            uint32_t I, size_t *count) {
+                                            uint32_t I, uint32_t slice_step, size_t *count) {
   uint32_t os = (uint32_t)texmem__ku_slices(O), is = (uint32_t)texmem__ku_slices(I);
+  is = (is + slice_step - 1) / slice_step * slice_step;
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
   size_t n = (size_t)ng * KH * KW * is * TEXMEM__CONV_GROUP * 16;
   float *p = calloc(n ? n : 1, sizeof *p);

@@ -32,7 +32,7 @@ static texmem_status emit(texmem__kernel_env *env, const texmem_op *op, int32_t 
   uint32_t os = (uint32_t)texmem__ku_slices(O);
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
   size_t nw = 0, nb = 0;
-  float *packed = texmem__conv_pack_ohwi(w->data, O, KH, KW, I, &nw);
+  float *packed = texmem__conv_pack_ohwi(w->data, O, KH, KW, I, 1, &nw);
   float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, O, ng * TEXMEM__CONV_GROUP, &nb);
   texmem_status s;
   if ((s = texmem__conv_check_alloc(name, packed, pb, err))) return s;

@@ -15,7 +15,11 @@
 // deterministic. An invocation's pixels are TM_PQ apart, so adjacent
 // invocations read adjacent shared texels and write adjacent pixels.
 // Weight and bias layout as op_conv.comp (4x4 blocks per group of 4
-// output slices and input slice, one bias vec4 per output slice).
+// output slices and input slice, one bias vec4 per output slice), with
+// each group's input slices padded with zero blocks to whole chunks: a
+// chunk's 4 slices then run without a bound check, and all 16 weight
+// loads of a chunk can be in flight together (a small layer has few work
+// groups to hide their latency with).
 // Shared arrays are the only subscripted objects (shared memory is one
 // per work group, not per thread; see tm_lane in tensor.glsl).
 #include "elementwise.glsl"
@@ -43,6 +47,22 @@ shared highp vec4 rs[16 * (TM_KS / 2) * TM_NP];
 #define BLOCK(o) \
   w0 = w_at(wb + 4 * o); w1 = w_at(wb + 4 * o + 1); w2 = w_at(wb + 4 * o + 2); \
   w3 = w_at(wb + 4 * o + 3)
+// Input slice c * 4 + j of the chunk: its texels (zero past the input's
+// slices) times its weight blocks (zero there too).
+#define STEP(j) \
+  { \
+    highp int xb = xo + (j) * TM_TP + q, wb = ((gw * chunks + c) * 4 + (j)) * 16; \
+    highp vec4 v0 = xs[xb], v1 = xs[xb + TM_PQ], v2 = xs[xb + 2 * TM_PQ], \
+               v3 = xs[xb + 3 * TM_PQ]; \
+    BLOCK(0); \
+    MAC(a00, v0); MAC(a10, v1); MAC(a20, v2); MAC(a30, v3); \
+    BLOCK(1); \
+    MAC(a01, v0); MAC(a11, v1); MAC(a21, v2); MAC(a31, v3); \
+    BLOCK(2); \
+    MAC(a02, v0); MAC(a12, v1); MAC(a22, v2); MAC(a32, v3); \
+    BLOCK(3); \
+    MAC(a03, v0); MAC(a13, v1); MAC(a23, v2); MAC(a33, v3); \
+  }
 #define ACCS(F) \
   F(0, a00) F(1, a01) F(2, a02) F(3, a03) F(4, a10) F(5, a11) F(6, a12) F(7, a13) \
   F(8, a20) F(9, a21) F(10, a22) F(11, a23) F(12, a30) F(13, a31) F(14, a32) F(15, a33)
@@ -66,7 +86,9 @@ void main() {
   highp int nb = max(batch, 1), oslices = os.z / nb, islices = x_shape().z / nb;
   highp int npix = os.x * os.y, total = npix * nb;
   highp int g = st * TM_SG + gi, s0 = g * 4;
-  bool has_w = g < geom.w;
+  // Invocations past the last group of 4 output slices read its weights
+  // and store nothing.
+  highp int gw = min(g, geom.w - 1);
   // This invocation's staging sources (fixed over the chunks).
   highp ivec3 src0 = conv_source(p0 + li % TM_TP, total, npix, islices, os.x, geom.xy);
   highp ivec3 src1 = conv_source(p0 + (li + TM_NP) % TM_TP, total, npix, islices, os.x, geom.xy);
@@ -100,18 +122,8 @@ void main() {
     if (TM_XL > 1) n1 = fetch_x(li + TM_NP, src1, c + TM_KS, islices);
     if (TM_XL > 2) n2 = fetch_x(li + 2 * TM_NP, src2, c + TM_KS, islices);
     if (TM_XL > 3) n3 = fetch_x(li + 3 * TM_NP, src3, c + TM_KS, islices);
-    for (highp int j = 0; j < 4 && has_w && c * 4 + j < islices; j++) {
-      highp int xb = xo + j * TM_TP + q, wb = (g * islices + c * 4 + j) * 16;
-      highp vec4 v0 = xs[xb], v1 = xs[xb + TM_PQ], v2 = xs[xb + 2 * TM_PQ],
-                 v3 = xs[xb + 3 * TM_PQ];
-      BLOCK(0);
-      MAC(a00, v0); MAC(a10, v1); MAC(a20, v2); MAC(a30, v3);
-      BLOCK(1);
-      MAC(a01, v0); MAC(a11, v1); MAC(a21, v2); MAC(a31, v3);
-      BLOCK(2);
-      MAC(a02, v0); MAC(a12, v1); MAC(a22, v2); MAC(a32, v3);
-      BLOCK(3);
-      MAC(a03, v0); MAC(a13, v1); MAC(a23, v2); MAC(a33, v3);
+    if (c < chunks) { // the same for a whole part
+      STEP(0) STEP(1) STEP(2) STEP(3)
     }
     c += TM_KS;
   }

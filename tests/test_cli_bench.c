@@ -117,6 +117,8 @@ Test(cli_bench, builtin_mobilenet_v2) {
                      "auto: the texture arena on llvmpipe, the buffer arena on a GPU: %s", r.out);
   cr_expect_not_null(strstr(r.out, "\"profile\": null,\n  \"profile_note\": \"not requested"),
                      "%s", r.out);
+  cr_expect_not_null(strstr(r.out, llvmpipe ? "\"kernels\": \"portable\"" : "\"kernels\": \"tiled\""),
+                     "auto: the portable 1x1 kernel on llvmpipe, the tiled one on a GPU: %s", r.out);
   if (llvmpipe) {
     cr_expect_not_null(strstr(r.out, "\"driver_bytes\": null"), "%s", r.out);
     cr_expect_not_null(
@@ -134,6 +136,7 @@ Test(cli_bench, builtin_report_text) {
   cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "buffer (1 SSBO)"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto)\n"), "%s", r.out);
   tt_run_free(&r);
 }
 
@@ -175,6 +178,27 @@ Test(cli_bench, alone_storage) {
   tt_run r = tt_texmem("bench", model, "--alone", "heap", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "unknown storage 'heap'"), "%s", r.err);
+  tt_run_free(&r);
+}
+
+/* --kernels forces the 1x1 convolution kernel on any driver: the report
+ * names the one that ran, and the planned runs stay bit-identical to naive
+ * with either. */
+Test(cli_bench, kernels_forced) {
+  const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
+  static const char *const kernels[] = {"tiled", "portable"};
+  for (int k = 0; k < 2; k++) {
+    tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--kernels", kernels[k], NULL);
+    cr_assert_eq(r.code, 0, "%s: stderr: %s", kernels[k], r.err);
+    check_report(r.out);
+    char want[64];
+    snprintf(want, sizeof want, "\"kernels\": \"%s\"", kernels[k]);
+    cr_expect_not_null(strstr(r.out, want), "%s", r.out);
+    tt_run_free(&r);
+  }
+  tt_run r = tt_texmem("bench", model, "--kernels", "fast", NULL);
+  cr_expect_eq(r.code, 2);
+  cr_expect_not_null(strstr(r.err, "unknown kernels 'fast'"), "%s", r.err);
   tt_run_free(&r);
 }
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "gl_support.h"
+#include "kernels_conv_common.h"
 #include "reference.h"
 #include "texmem/runtime.h"
 
@@ -346,12 +347,40 @@ Test(rt_conv, conv_mobilenet_like) {
              F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
 }
 
-/* The tiled 1x1 kernel (op_conv1x1_tiled.comp), forced on llvmpipe. Its
- * tile follows the work-group count (kernels_conv.c): these small
- * outputs take 16 pixels x 16 slices with the input slices split 4 ways
- * (partial sums added through shared memory). Cases: padded lanes,
- * output slices past a tile, input slices past a chunk of 4, strides,
- * activations; the identities around the op are tiled 1x1 convs too. */
+/* The tile kernels_conv.c picks for a 1x1 convolution over `pixels`
+ * output pixels from `cin` to `cout` channels, as (pixels a tile / 4,
+ * parts splitting the input slices). */
+static void expect_tile(uint64_t pixels, uint32_t cin, uint32_t cout, uint32_t pq, uint32_t ks) {
+  uint32_t groups4 = ((cout + 3) / 4 + 3) / 4, chunks = ((cin + 3) / 4 + 3) / 4;
+  texmem__conv_tile t = texmem__conv1x1_tile(pixels, groups4, chunks);
+  cr_assert(t.pq == pq && t.sg == 4 && t.ks == ks,
+            "%llu pixels, %u -> %u channels: tile %u x %u x %u, expected %u x 4 x %u",
+            (unsigned long long)pixels, cin, cout, t.pq, t.sg, t.ks, pq, ks);
+}
+
+/* The rule: the largest tile that gives 256 work groups, else the
+ * smallest whose parts each have a chunk of 4 input slices. MobileNet v2's
+ * late layers (14x14 and 7x7) take the split tiles. */
+Test(rt_conv, conv_1x1_tile_choice) {
+  expect_tile(112 * 112, 32, 96, 16, 1);
+  expect_tile(112 * 112, 32, 16, 8, 2);
+  expect_tile(128 * 128, 9, 16, 16, 1);
+  expect_tile(100 * 100, 20, 13, 8, 2);
+  expect_tile(14 * 14, 96, 576, 4, 4);
+  expect_tile(14 * 14, 576, 96, 1, 16);
+  expect_tile(7 * 7, 160, 960, 2, 8);
+  expect_tile(7 * 7, 960, 160, 1, 16);
+  expect_tile(6 * 7, 8, 12, 16, 1);  /* one chunk: no split */
+  expect_tile(6 * 7, 52, 12, 4, 4);  /* 4 chunks: 4 parts at most */
+  expect_tile(5 * 9, 120, 70, 2, 8); /* 8 chunks */
+  expect_tile(7 * 7, 250, 70, 1, 16);
+}
+
+/* The tiled 1x1 kernel (op_conv1x1_tiled.comp), forced on llvmpipe, in
+ * each of its tiles (conv_1x1_tile_choice says which each case takes).
+ * Cases: padded lanes, output slices past a tile, input slices past a
+ * chunk of 4, strides, activations; the identities around the op are
+ * tiled 1x1 convs too. */
 Test(rt_conv, conv_1x1_tiled_small_tiles) {
   g_kernels = TEXMEM_KERNELS_TILED;
   check_conv(&(conv_case){6, 7, 8, 12, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, true}, ALL_CONFIGS);
@@ -361,6 +390,18 @@ Test(rt_conv, conv_1x1_tiled_small_tiles) {
              F_BEST | F_NATURAL | F_FP32 | F_FP16);
   check_conv(&(conv_case){9, 11, 36, 4, 1, 1, 2, 3, 1, VALID, TEXMEM_ACT_TANH, false},
              F_NAIVE | F_NATURAL | F_LINEAR | F_FP32);
+}
+
+/* The tiles that split the input slices 4, 8 and 16 ways (partial sums
+ * added through shared memory), with input slices past the last whole
+ * chunk and parts left without a chunk in the last round. */
+Test(rt_conv, conv_1x1_tiled_split_tiles) {
+  g_kernels = TEXMEM_KERNELS_TILED;
+  check_conv(&(conv_case){6, 7, 52, 12, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_RELU6, true}, ALL_CONFIGS);
+  check_conv(&(conv_case){5, 9, 120, 70, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, true},
+             F_NAIVE | F_BEST | F_NATURAL | F_LINEAR | F_FP32 | F_FP16);
+  check_conv(&(conv_case){7, 7, 250, 70, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_RELU, false},
+             F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
 }
 
 /* Outputs large enough for the larger tiles: 100x100 pixels take 32
