@@ -9,6 +9,8 @@
 #            beside each of ours (before.jsonl)
 #   alone    `--alone S` per storage, one process each (the driver's memory)
 #   profile  `--profile` on MobileNet v2 and the selfie model
+#   kernels  `--kernels portable` on three models (the tiled 1x1 kernel's
+#            bench beside the portable one's, kernels.jsonl)
 # Writes JSON lines to $OUT (or /tmp/out) for bench/gpu_table.py. Every phase
 # checks a deadline (DEADLINE_S, default 500 s) so what ran comes back.
 cd "$(dirname "$0")/.."
@@ -52,6 +54,11 @@ phase profile
 for m in builtin .gpu/models/selfie_segmentation.tflite; do
   [ "$(el)" -lt "$end" ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/profile.jsonl" "$B/texmem" "$m" fp16 --runs 5 --profile
+done
+phase kernels
+for m in builtin .gpu/models/pose_detection.tflite .gpu/models/selfie_segmentation.tflite; do
+  [ "$(el)" -lt "$end" ] && [ "$m" = builtin -o -f "$m" ] &&
+    bench "$O/kernels.jsonl" "$B/texmem" "$m" fp16 --runs 21 --kernels portable
 done
 phase done
 wc -l "$O"/*.jsonl
