@@ -60,6 +60,9 @@ typedef struct texmem__kernel {
   /* In: the element-wise operator fused into this convolution's output
    * (kernels_conv_fuse.h), or NULL; the kernel then writes its output. */
   const texmem_op *fused;
+  /* In: a second element-wise operator, fused after `fused` (NULL: none);
+   * the kernel then writes its output. */
+  const texmem_op *fused2;
 } texmem__kernel;
 
 typedef texmem_status (*texmem__kernel_build_fn)(texmem__kernel_env *env,

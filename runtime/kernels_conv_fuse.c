@@ -66,6 +66,25 @@ static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t) {
          oi != c->inputs[0];
 }
 
+/* Whether operator k3, the one reader of t2 (the output of the operator
+ * fused into a convolution), runs fused after it too: one float output of
+ * t2's shape, unary, or binary with a fitting constant as its other
+ * operand (the fused program binds one tensor operand, the first
+ * operator's). */
+static bool fusable_second(const texmem_model *m, size_t k3, int32_t t2) {
+  const texmem_op *e = texmem_model_op(m, k3);
+  const texmem_tensor *tt = tensor_at(m, t2);
+  const texmem_tensor *y = e->n_outputs == 1 ? tensor_at(m, e->outputs[0]) : NULL;
+  if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || !y || !is_float(y) ||
+      !same_bhwc(y, tt) || (y->flags & (TEXMEM_TENSOR_CONSTANT | TEXMEM_TENSOR_INPUT)))
+    return false;
+  if (texmem__ew_unary_kind(e->type) >= 0) return e->n_inputs == 1;
+  if (texmem__ew_binary_mode(e->type) < 0 || e->n_inputs != 2) return false;
+  if (has_activation(e->type) && !activation_ok(e->options.activation)) return false;
+  const texmem_tensor *o = tensor_at(m, e->inputs[0] == t2 ? e->inputs[1] : e->inputs[0]);
+  return o && (o->flags & TEXMEM_TENSOR_CONSTANT) && constant_fits(o, tt);
+}
+
 /* The one operator reading each tensor once (-1: none or several). */
 static void single_readers(const texmem_model *m, int32_t *reader, size_t n_tensors) {
   for (size_t i = 0; i < n_tensors; i++) reader[i] = -1;
@@ -85,7 +104,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, int32_t **next, size_t *n
   *n_fused = 0;
   size_t n_ops = texmem_model_op_count(m), n_tensors = texmem_model_tensor_count(m);
   if (!n_ops) return TEXMEM_STATUS_OK;
-  int32_t *pair = malloc(n_ops * sizeof *pair);
+  int32_t *pair = malloc(2 * n_ops * sizeof *pair);
   int32_t *reader = malloc((n_tensors ? n_tensors : 1) * sizeof *reader);
   if (!pair || !reader) {
     free(pair);
@@ -93,7 +112,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, int32_t **next, size_t *n
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
   single_readers(m, reader, n_tensors);
-  for (size_t k = 0; k < n_ops; k++) pair[k] = -1;
+  for (size_t k = 0; k < 2 * n_ops; k++) pair[k] = -1;
   for (size_t k = 0; k < n_ops; k++) {
     const texmem_op *op = texmem_model_op(m, k);
     if ((op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
@@ -106,6 +125,11 @@ texmem_status texmem__fuse_find(const texmem_model *m, int32_t **next, size_t *n
     if (!fusable(m, k, k2, t)) continue;
     pair[k] = (int32_t)k2;
     pair[k2] = (int32_t)k;
+    (*n_fused)++;
+    int32_t t2 = texmem_model_op(m, k2)->outputs[0];
+    if (reader[t2] <= (int32_t)k2 || !fusable_second(m, (size_t)reader[t2], t2)) continue;
+    pair[reader[t2]] = (int32_t)k;
+    pair[n_ops + k] = reader[t2];
     (*n_fused)++;
   }
   free(reader);
@@ -131,10 +155,12 @@ texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, t
       if (t >= 0 && (size_t)t < n_tensors && task_of(pair, k) > last[t]) last[t] = task_of(pair, k);
     }
   }
-  size_t kept = 0;
+  size_t kept = 0, n_ops = texmem_model_op_count(m);
   for (size_t r = 0; r < *n; r++) {
     int32_t of = tensor_of[r], p = tensor_at(m, of)->producer;
     if (p >= 0 && pair[p] > p) continue; /* a fused convolution's output */
+    if (p >= 0 && pair[p] >= 0 && pair[pair[p]] == p && pair[n_ops + pair[p]] >= 0)
+      continue; /* a first fused operator's, a second one after it */
     texmem_record x = rec[r];
     if (p >= 0) {
       x.first_task = (uint64_t)task_of(pair, (size_t)p);
@@ -214,21 +240,53 @@ texmem_status texmem__fuse_plan(const texmem_model *m, int32_t **pair, size_t *n
   return st;
 }
 
-/* Uniforms and bindings of the fused operator f after convolution output
- * t: appends to defs, may bind the image e (*n_in) or the buffer f. */
+/* The names one fused stage's macros and uniforms take (string literals:
+ * kernels keep uniform names as pointers). */
+typedef struct fuse_names {
+  const char *macro, *alpha, *act, *dim, *bc;
+} fuse_names;
+
+static const fuse_names stage_names[2] = {{"TM_FUSE", "falpha", "fact", "fdim", "fbc"},
+                                          {"TM_FUSE2", "f2alpha", "f2act", "f2dim", "f2bc"}};
+
+/* The operand buffer (f or g) of a fused stage's constant o, broadcast to
+ * tensor t, and its uniforms. */
+static texmem_status bind_constant(texmem__kernel_env *env, const char *name,
+                                   const texmem_tensor *o, const texmem_tensor *tt,
+                                   const fuse_names *nm, texmem__kernel *k, texmem_error *err) {
+  if (k->n_buffers >= TEXMEM__KERNEL_MAX_BUFFERS)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "%s: fused constant past the %d "
+                        "buffers a kernel binds", name, TEXMEM__KERNEL_MAX_BUFFERS);
+  int32_t sb[4];
+  texmem__ew_align_bhwc(o, 4, sb);
+  texmem_status s = texmem__ew_const_buffer(env, name, o, sb, &k->buffers[k->n_buffers], err);
+  if (s) return s;
+  k->n_buffers++;
+  texmem__kernel_ivec4(k, nm->dim, sb[2], sb[1], texmem__ku_slices((uint32_t)sb[3]), 0);
+  texmem__kernel_ivec4(k, nm->bc, sb[2] == 1 && tt->w > 1, sb[1] == 1 && tt->h > 1,
+                       sb[3] == 1 && tt->c > 1, sb[0] == 1 && tt->b > 1);
+  return TEXMEM_STATUS_OK;
+}
+
+/* Uniforms and bindings of fused stage `stage` (0, 1): operator f after
+ * tensor t (the convolution's output, or the first fused operator's).
+ * Appends to defs; stage 0 may bind the image e (*n_in), either a constant
+ * buffer. */
 static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, int32_t t,
-                                const texmem_op *f, texmem__kernel *k, char *defs, size_t cap,
-                                size_t *n_in, texmem_error *err) {
+                                const texmem_op *f, int stage, texmem__kernel *k, char *defs,
+                                size_t cap, size_t *n_in, texmem_error *err) {
   const char *name = texmem_op_type_name(f->type);
+  const fuse_names *nm = &stage_names[stage];
   const texmem_tensor *tt = tensor_at(m, t);
   size_t len = strlen(defs);
-  if (texmem__kernel_env_half_images(env))
+  if (stage == 0 && texmem__kernel_env_half_images(env))
     len += (size_t)snprintf(defs + len, cap - len, "#define TM_ROUND_HALF 1\n");
   int kind = texmem__ew_unary_kind(f->type);
-  texmem__kernel_int(k, "fchannels", (int32_t)tt->c);
+  if (stage == 0) texmem__kernel_int(k, "fchannels", (int32_t)tt->c);
   if (kind >= 0) {
-    snprintf(defs + len, cap - len, "#define TM_FUSE_UNARY 1\n#define TM_FUSE_OP %d\n", kind);
-    texmem__kernel_float(k, "falpha", f->options.alpha);
+    snprintf(defs + len, cap - len, "#define %s_UNARY 1\n#define %s_OP %d\n", nm->macro,
+             nm->macro, kind);
+    texmem__kernel_float(k, nm->alpha, f->options.alpha);
     return TEXMEM_STATUS_OK;
   }
   bool swap = f->inputs[1] == t;
@@ -236,44 +294,40 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
   const texmem_tensor *o = tensor_at(m, oi);
   texmem_activation act = has_activation(f->type) ? f->options.activation : TEXMEM_ACT_NONE;
   len += (size_t)snprintf(defs + len, cap - len,
-                          "#define TM_FUSE_OP %d\n#define TM_FUSE_SWAP %d\n"
-                          "#define TM_FUSE_TANH %d\n",
-                          texmem__ew_binary_mode(f->type), swap, act == TEXMEM_ACT_TANH);
-  /* The operator's own activation, as uniform fact. */
+                          "#define %s_OP %d\n#define %s_SWAP %d\n#define %s_TANH %d\n",
+                          nm->macro, texmem__ew_binary_mode(f->type), nm->macro, swap, nm->macro,
+                          act == TEXMEM_ACT_TANH);
+  /* The operator's own activation, as uniform fact (f2act). */
   texmem_status s = texmem__ku_activation(name, act, k, err);
   if (s) return s;
-  k->uniforms[k->n_uniforms - 1].name = "fact";
+  k->uniforms[k->n_uniforms - 1].name = nm->act;
   if (!(o->flags & TEXMEM_TENSOR_CONSTANT)) {
-    snprintf(defs + len, cap - len, "#define TM_FUSE_IMAGE 1\n");
+    snprintf(defs + len, cap - len, "#define %s_IMAGE 1\n", nm->macro);
     k->inputs[(*n_in)++] = oi;
     return TEXMEM_STATUS_OK;
   }
-  snprintf(defs + len, cap - len, "#define TM_FUSE_CONST 1\n");
-  int32_t sb[4];
-  texmem__ew_align_bhwc(o, 4, sb);
-  if ((s = texmem__ew_const_buffer(env, name, o, sb, &k->buffers[k->n_buffers], err))) return s;
-  k->n_buffers++;
-  texmem__kernel_ivec4(k, "fdim", sb[2], sb[1], texmem__ku_slices((uint32_t)sb[3]), 0);
-  texmem__kernel_ivec4(k, "fbc", sb[2] == 1 && tt->w > 1, sb[1] == 1 && tt->h > 1,
-                       sb[3] == 1 && tt->c > 1, sb[0] == 1 && tt->b > 1);
-  return TEXMEM_STATUS_OK;
+  snprintf(defs + len, cap - len, "#define %s_CONST 1\n", nm->macro);
+  return bind_constant(env, name, o, tt, nm, k, err);
 }
 
 texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,
                                    const texmem_op *op, const char *file, const char *defines,
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err) {
-  static const char *const ins[] = {"x", "e"}, *const outs[] = {"y"},
-                           *const bufs[] = {"w", "b", "f"};
-  char defs[384];
+  static const char *const ins[] = {"x", "e"}, *const outs[] = {"y"};
+  const char *bufs[TEXMEM__KERNEL_MAX_BUFFERS] = {"w", "b"};
+  char defs[512];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
   size_t n_in = 1;
   k->inputs[0] = op->inputs[0];
   k->outputs[0] = op->outputs[0];
-  if (k->fused) {
-    texmem_status s = bind_fused(env, m, op->outputs[0], k->fused, k, defs, sizeof defs, &n_in,
-                                 err);
+  const texmem_op *stages[2] = {k->fused, k->fused ? k->fused2 : NULL};
+  for (int i = 0; i < 2 && stages[i]; i++) {
+    size_t nb = k->n_buffers;
+    texmem_status s = bind_fused(env, m, k->outputs[0], stages[i], i, k, defs, sizeof defs,
+                                 &n_in, err);
     if (s) return s;
-    k->outputs[0] = k->fused->outputs[0];
+    if (k->n_buffers > nb) bufs[nb] = i ? "g" : "f";
+    k->outputs[0] = stages[i]->outputs[0];
   }
   k->n_inputs = n_in;
   k->n_outputs = 1;

@@ -3,7 +3,10 @@
  * (unary RELU, RELU6, LOGISTIC, HARD_SWISH, TANH, LEAKY_RELU; binary ADD,
  * MUL, SUB, DIV, MAXIMUM, MINIMUM, PRELU with a constant or with a tensor
  * of the same shape computed before the convolution) runs as one
- * dispatch, and the convolution's output is never stored or planned.
+ * dispatch, and the convolution's output is never stored or planned. A
+ * second operator reading only that operator's output (unary, or binary
+ * with a constant: the PRELU or RELU after a residual ADD) joins the same
+ * dispatch, and the first one's output is not stored either.
  * The fused program applies the operator to the value the convolution
  * would have stored (binary16-rounded in fp16 runs), with the operator's
  * own shader code (shaders/elementwise.glsl), so its outputs equal the
@@ -13,10 +16,13 @@
 
 #include "kernel.h"
 
-/* The fused pairs of m: (*pair)[k] is the other operator of k's pair, or
- * -1; a convolution's is later, its fused operator's earlier (malloc'd,
- * one entry an operator, owned by the caller; NULL when m has no
- * operators). *n_fused: how many pairs. */
+/* The fused operators of m: (*pair)[k] is the other operator of k's pair,
+ * or -1; a convolution's is later, its fused operator's earlier. A second
+ * element-wise operator may follow the first in the same dispatch (the one
+ * reader of its output; unary, or binary with a constant): its entry is
+ * the convolution, and (*pair)[n_ops + k] names it for convolution k (-1:
+ * none). malloc'd, two entries an operator, owned by the caller; NULL
+ * when m has no operators. *n_fused: how many operators run fused. */
 texmem_status texmem__fuse_find(const texmem_model *m, int32_t **pair, size_t *n_fused,
                                 texmem_error *err);
 
@@ -45,9 +51,9 @@ texmem_status texmem__fuse_plan(const texmem_model *m, int32_t **pair, size_t *n
 /* The program of a convolution kernel (op_conv*.comp, op_depthwise*.comp,
  * whose output stage is shaders/conv_common.glsl) with `defines` (may be
  * NULL) and its bindings: input image x (and e, a fused operator's tensor
- * operand), output y (the fused operator's output when k->fused), buffers
- * w and b as texmem__conv_upload left them (and f, a fused operator's
- * constant). */
+ * operand), output y (the last fused operator's output when k->fused),
+ * buffers w and b as texmem__conv_upload left them (and f, g: the fused
+ * operators' constants). */
 texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,
                                    const texmem_op *op, const char *file, const char *defines,
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err);

@@ -43,8 +43,10 @@ struct texmem_runtime {
   uint64_t *gpu_ns;
   bool span; /* timer interval n_gl_ops: the whole run (timestamps only) */
   bool profiled_run, results_read, disjoint;
-  /* Fused pairs (kernels_conv_fuse.h): per operator the other operator of
-   * its pair (a convolution's is later), or -1; NULL if none. */
+  /* Fusion (kernels_conv_fuse.h): per operator the other operator of its
+   * pair (a convolution's is later; a second fused operator's is its
+   * convolution), or -1, then per convolution its second fused operator,
+   * or -1; NULL if none. */
   int32_t *fuse_pair;
 };
 
@@ -131,8 +133,11 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
   texmem__kernel *kn = &rt->kernels[rt->n_gl_ops];
   memset(kn, 0, sizeof *kn);
   kn->pass = pass;
-  if (rt->fuse_pair && rt->fuse_pair[k] > (int32_t)k)
+  if (rt->fuse_pair && rt->fuse_pair[k] > (int32_t)k) {
     kn->fused = texmem_model_op(rt->model, (size_t)rt->fuse_pair[k]);
+    int32_t k3 = rt->fuse_pair[texmem_model_op_count(rt->model) + k];
+    if (k3 >= 0) kn->fused2 = texmem_model_op(rt->model, (size_t)k3);
+  }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   if (st) {
     texmem__prefix(err, "operator %zu (%s): ", k, name ? name : "?");

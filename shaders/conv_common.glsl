@@ -8,7 +8,10 @@
 // as the output) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
 // by fbc from dims fdim as op_binary.comp reads its constant).
 // TM_FUSE_SWAP: the convolution's output was the operator's second
-// operand; TM_FUSE_TANH: the operator's own activation ends in tanh. The
+// operand; TM_FUSE_TANH: the operator's own activation ends in tanh. A
+// second operator may follow in the same program: TM_FUSE2_UNARY or
+// TM_FUSE2_CONST (its constant in the SSBO `g`), with TM_FUSE2_OP,
+// TM_FUSE2_SWAP, TM_FUSE2_TANH and uniforms f2* as above. The
 // operator and its options are compile-time constants, so a CPU driver
 // (which runs both sides of a branch it cannot prove uniform) computes
 // only the one operator; the arithmetic is elementwise.glsl's, as in the
@@ -26,6 +29,23 @@ uniform highp float falpha; // LEAKY_RELU's alpha
 uniform highp ivec4 fdim; // the constant's (w, h, slices, 0)
 uniform highp ivec4 fbc;  // its broadcast flags (tm_bcast)
 #endif
+#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST)
+uniform highp vec4 f2act;
+uniform highp float f2alpha;
+#endif
+#ifdef TM_FUSE2_CONST
+uniform highp ivec4 f2dim;
+uniform highp ivec4 f2bc;
+#endif
+
+#if defined(TM_FUSE_CONST) || defined(TM_FUSE2_CONST)
+// Index of a fused constant's texel for output texel p (slice zs within
+// its batch), as op_binary.comp reads its constant: dims dim, broadcast bc.
+highp int conv_const_index(highp ivec3 p, highp int zs, highp ivec4 dim, highp ivec4 bc) {
+  highp int oslices = (fchannels + 3) >> 2, ob = p.z / oslices;
+  return tm_const_index(tm_bcast(ivec4(p.xy, ob, zs), oslices, bc), dim);
+}
+#endif
 
 // Source texel of flat output pixel k of a 1x1 convolution with strides
 // geom.xy (clamped to the last pixel: pixels past the end read a valid
@@ -36,6 +56,16 @@ highp ivec3 conv_source(highp int k, highp int total, highp int npix, highp int 
   highp int b = k / npix;
   k -= b * npix;
   return ivec3(ivec2(k % ow, k / ow) * stride, b * islices);
+}
+
+// A fused binary operator's arithmetic and its own activation, as
+// op_binary.comp does them: op(v, o), or op(o, v) when the convolution's
+// side was the second operand; then tanh, or a clamp (tm_activate without
+// its tanh). The flags are compile-time constants at every call.
+highp vec4 conv_fused_binary(highp int op, bool swapped, bool th, highp vec4 v, highp vec4 o,
+                             highp vec4 a) {
+  v = swapped ? tm_binary(op, o, v) : tm_binary(op, v, o);
+  return th ? tm_activate(v, a) : clamp(v, a.x, a.y);
 }
 
 // The value stored at output texel p (slice zs within its batch) for the
@@ -52,21 +82,24 @@ highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
 #if defined(TM_FUSE_IMAGE)
   highp vec4 o = e_read(p);
 #else
-  highp int oslices = (fchannels + 3) >> 2, ob = p.z / oslices;
-  highp ivec3 q = tm_bcast(ivec4(p.xy, ob, zs), oslices, fbc);
-  highp vec4 o = f_at(tm_const_index(q, fdim));
+  highp vec4 o = f_at(conv_const_index(p, zs, fdim, fbc));
   if (fbc.z != 0) o = o.xxxx;
 #endif
-#if TM_FUSE_SWAP
-  v = tm_binary(TM_FUSE_OP, o, v);
-#else
-  v = tm_binary(TM_FUSE_OP, v, o);
+  v = conv_fused_binary(TM_FUSE_OP, TM_FUSE_SWAP != 0, TM_FUSE_TANH != 0, v, o, fact);
 #endif
-#if TM_FUSE_TANH
-  v = tm_activate(v, fact);
-#else
-  v = clamp(v, fact.x, fact.y); // tm_activate without its tanh
+  v = tm_mask_pad(v, zs, fchannels);
 #endif
+#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST)
+  // The second operator sees the first one's output as stored: rounded.
+#ifdef TM_ROUND_HALF
+  v = tm_half_rne(v);
+#endif
+#if defined(TM_FUSE2_UNARY)
+  v = tm_unary(TM_FUSE2_OP, v, f2alpha);
+#else
+  highp vec4 o2 = g_at(conv_const_index(p, zs, f2dim, f2bc));
+  if (f2bc.z != 0) o2 = o2.xxxx;
+  v = conv_fused_binary(TM_FUSE2_OP, TM_FUSE2_SWAP != 0, TM_FUSE2_TANH != 0, v, o2, f2act);
 #endif
   v = tm_mask_pad(v, zs, fchannels);
 #endif

@@ -143,6 +143,10 @@ static int32_t input(rt_mb *b, int32_t batch, int32_t h, int32_t w, int32_t c) {
   return rt_mb_input(b, 4, s);
 }
 
+/* rt_mb_output copies y to the graph output with an ADD of zero: after a
+ * fused pair ending in y, that copy joins the pair as a second operator. */
+#define COPY 1
+
 static void finish(rt_mb *b, int32_t y, size_t fused, const char *what) {
   rt_mb_output(b, y);
   TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
@@ -157,7 +161,7 @@ Test(rt_fusion, conv_1x1_add_residual) {
   rt_mb b = rt_mb_new();
   int32_t x = input(&b, 1, 6, 7, 8), r = input(&b, 1, 6, 7, 12);
   int32_t t = conv(&b, x, 1, 1, 12, 0, TEXMEM_ACT_NONE);
-  finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), 1, "1x1 + residual");
+  finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), 1 + COPY, "1x1 + residual");
 }
 
 /* The convolution's output second, both activations, odd channels. */
@@ -165,7 +169,8 @@ Test(rt_fusion, conv_add_swapped_with_activations) {
   rt_mb b = rt_mb_new();
   int32_t x = input(&b, 1, 5, 9, 6), r = input(&b, 1, 5, 9, 7);
   int32_t t = conv(&b, x, 1, 1, 7, 0, TEXMEM_ACT_RELU);
-  finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, true, TEXMEM_ACT_RELU6), 1, "r + relu(1x1), relu6");
+  finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, true, TEXMEM_ACT_RELU6), 1 + COPY,
+         "r + relu(1x1), relu6");
 }
 
 Test(rt_fusion, conv_3x3_mul_per_channel_constant) {
@@ -173,7 +178,7 @@ Test(rt_fusion, conv_3x3_mul_per_channel_constant) {
   int32_t x = input(&b, 1, 7, 5, 5);
   int32_t t = conv(&b, x, 3, 1, 7, 0, TEXMEM_ACT_NONE);
   int32_t cs = 7, c = constant(&b, 1, &cs, -2.0f, 2.0f);
-  finish(&b, ew(&b, TEXMEM_OP_MUL, t, c, false, TEXMEM_ACT_NONE), 1, "3x3 * c[7]");
+  finish(&b, ew(&b, TEXMEM_OP_MUL, t, c, false, TEXMEM_ACT_NONE), 1 + COPY, "3x3 * c[7]");
 }
 
 /* Constant first (swapped back in the shader), a scalar. */
@@ -182,7 +187,7 @@ Test(rt_fusion, constant_minus_conv) {
   int32_t x = input(&b, 1, 6, 6, 4);
   int32_t t = conv(&b, x, 1, 1, 10, 0, TEXMEM_ACT_RELU6);
   int32_t one = 1, c = constant(&b, 1, &one, 0.5f, 0.5f);
-  finish(&b, ew(&b, TEXMEM_OP_SUB, t, c, true, TEXMEM_ACT_NONE), 1, "0.5 - relu6(1x1)");
+  finish(&b, ew(&b, TEXMEM_OP_SUB, t, c, true, TEXMEM_ACT_NONE), 1 + COPY, "0.5 - relu6(1x1)");
 }
 
 /* A constant spread over the channels (its c is 1) and over the batch. */
@@ -191,7 +196,8 @@ Test(rt_fusion, minimum_with_spatial_constant_batch_2) {
   int32_t x = input(&b, 2, 5, 6, 6);
   int32_t t = conv(&b, x, 3, 2, 9, 0, TEXMEM_ACT_NONE);
   int32_t cs[4] = {1, 3, 3, 1}, c = constant(&b, 4, cs, -0.5f, 0.5f);
-  finish(&b, ew(&b, TEXMEM_OP_MINIMUM, t, c, false, TEXMEM_ACT_NONE), 1, "min(3x3 s2, c[1,3,3,1])");
+  finish(&b, ew(&b, TEXMEM_OP_MINIMUM, t, c, false, TEXMEM_ACT_NONE), 1 + COPY,
+         "min(3x3 s2, c[1,3,3,1])");
 }
 
 Test(rt_fusion, prelu_after_1x1) {
@@ -199,7 +205,7 @@ Test(rt_fusion, prelu_after_1x1) {
   int32_t x = input(&b, 1, 4, 9, 12);
   int32_t t = conv(&b, x, 1, 1, 6, 0, TEXMEM_ACT_NONE);
   int32_t as[3] = {1, 1, 6}, alpha = constant(&b, 3, as, 0.0f, 0.5f);
-  finish(&b, ew(&b, TEXMEM_OP_PRELU, t, alpha, false, TEXMEM_ACT_NONE), 1, "prelu(1x1)");
+  finish(&b, ew(&b, TEXMEM_OP_PRELU, t, alpha, false, TEXMEM_ACT_NONE), 1 + COPY, "prelu(1x1)");
 }
 
 /* Unary operators after each depthwise kernel; LOGISTIC of the padding
@@ -215,7 +221,7 @@ Test(rt_fusion, unary_after_depthwise) {
     char what[80];
     snprintf(what, sizeof what, "%s(depthwise %dx%d s%d x%d)", texmem_op_type_name(ops[i]), k[i],
              k[i], s[i], mult[i]);
-    finish(&b, ew(&b, ops[i], t, UNARY, false, TEXMEM_ACT_NONE), 1, what);
+    finish(&b, ew(&b, ops[i], t, UNARY, false, TEXMEM_ACT_NONE), 1 + COPY, what);
   }
 }
 
@@ -227,7 +233,86 @@ Test(rt_fusion, chains_and_relu6) {
   int32_t a = ew(&b, TEXMEM_OP_RELU6, t, UNARY, false, TEXMEM_ACT_NONE);
   int32_t d = conv(&b, a, 3, 1, 0, 1, TEXMEM_ACT_RELU6);
   int32_t p = conv(&b, d, 1, 1, 16, 0, TEXMEM_ACT_NONE);
-  finish(&b, ew(&b, TEXMEM_OP_ADD, p, a, false, TEXMEM_ACT_NONE), 2, "chain");
+  finish(&b, ew(&b, TEXMEM_OP_ADD, p, a, false, TEXMEM_ACT_NONE), 2 + COPY, "chain");
+}
+
+/* Second operators: a residual ADD then PRELU (BlazeFace's and BlazePalm's
+ * blocks) or RELU, run as one dispatch with the convolution. */
+Test(rt_fusion, add_then_prelu_or_relu) {
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 6, 7, 8), r = input(&b, 1, 6, 7, 12);
+    int32_t t = conv(&b, x, 1, 1, 12, 0, TEXMEM_ACT_NONE);
+    int32_t a = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE);
+    int32_t as[3] = {1, 1, 12}, alpha = constant(&b, 3, as, 0.0f, 0.5f);
+    finish(&b, ew(&b, TEXMEM_OP_PRELU, a, alpha, false, TEXMEM_ACT_NONE), 2, "prelu(1x1 + r)");
+  }
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 9, 7, 5), r = input(&b, 1, 9, 7, 5);
+    int32_t t = conv(&b, x, 3, 1, 0, 1, TEXMEM_ACT_NONE);
+    int32_t a = ew(&b, TEXMEM_OP_ADD, r, t, false, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE), 2, "relu(r + dw)");
+  }
+}
+
+/* Second operators after a constant or a unary first one: both constants
+ * bound (f and g), a constant first with a tanh activation, a LOGISTIC
+ * whose padding lanes (5 channels) must stay 0. */
+Test(rt_fusion, second_operator_kinds) {
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 2, 5, 6, 6);
+    int32_t t = conv(&b, x, 3, 2, 9, 0, TEXMEM_ACT_RELU);
+    int32_t cs = 9, c = constant(&b, 1, &cs, -2.0f, 2.0f);
+    int32_t m = ew(&b, TEXMEM_OP_MUL, t, c, false, TEXMEM_ACT_NONE);
+    int32_t ds[4] = {1, 3, 3, 1}, d = constant(&b, 4, ds, -0.5f, 0.5f);
+    finish(&b, ew(&b, TEXMEM_OP_ADD, m, d, false, TEXMEM_ACT_RELU6), 2, "relu6(relu(3x3) * c + d)");
+  }
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 6, 6, 4);
+    int32_t t = conv(&b, x, 1, 1, 10, 0, TEXMEM_ACT_NONE);
+    int32_t h = ew(&b, TEXMEM_OP_HARD_SWISH, t, UNARY, false, TEXMEM_ACT_NONE);
+    int32_t one = 1, c = constant(&b, 1, &one, 0.5f, 0.5f);
+    finish(&b, ew(&b, TEXMEM_OP_SUB, h, c, true, TEXMEM_ACT_TANH), 2, "tanh(0.5 - hswish(1x1))");
+  }
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 9, 7, 5);
+    int32_t t = conv(&b, x, 5, 2, 0, 1, TEXMEM_ACT_NONE);
+    int32_t cs = 5, c = constant(&b, 1, &cs, -3.0f, 3.0f);
+    int32_t m = ew(&b, TEXMEM_OP_MUL, t, c, false, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_LOGISTIC, m, UNARY, false, TEXMEM_ACT_NONE), 2,
+           "logistic(dw 5x5 * c)");
+  }
+}
+
+/* Where the second operator must not join: the first one's output read
+ * twice or a graph output, a tensor operand. The first still fuses. */
+Test(rt_fusion, second_operator_not_fused) {
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 4, 4, 4), r = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    int32_t a = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_MUL, a, a, false, TEXMEM_ACT_NONE), 1, "a * a");
+  }
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 4, 4, 4), r = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    int32_t a = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_MAXIMUM, a, r, false, TEXMEM_ACT_NONE), 1, "max(a, r)");
+  }
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    int32_t a = ew(&b, TEXMEM_OP_RELU, t, UNARY, false, TEXMEM_ACT_NONE);
+    b.out[b.n_out++] = a;
+    finish(&b, ew(&b, TEXMEM_OP_TANH, a, UNARY, false, TEXMEM_ACT_NONE), 1, "output relu");
+  }
 }
 
 /* What must not fuse: each graph has none. */
@@ -274,16 +359,22 @@ Test(rt_fusion, mobilenet_v2) {
   texmem_model_destroy(m);
 }
 
-/* The runtime's records are the model's less the fused convolutions'
- * outputs; the fused operators' outputs start at their convolutions, and
- * their other operands, read there, end there. */
-Test(rt_fusion, records_drop_the_fused_outputs) {
+/* The runtime's records against the model's: the convolution's output
+ * and, with a second operator (`second`: the output copy, an ADD of zero),
+ * the first one's are gone; the last fused operator's output starts at
+ * the convolution, and the residual, read there, ends there. */
+static void check_fused_records(bool second) {
   rt_mb b = rt_mb_new();
   int32_t x = input(&b, 1, 4, 5, 4), r = input(&b, 1, 4, 5, 8);
   int32_t t = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
   size_t conv_op = texmem_model_op_count(b.m) - 1;
-  int32_t e = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE);
-  rt_mb_output(&b, e);
+  int32_t e = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), last = e;
+  if (second) {
+    rt_mb_output(&b, e);
+    last = b.out[b.n_out - 1];
+  } else {
+    b.out[b.n_out++] = e;
+  }
   TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
   texmem_record *rec = NULL;
   int32_t *of = NULL;
@@ -292,14 +383,17 @@ Test(rt_fusion, records_drop_the_fused_outputs) {
   texmem_gl_context *ctx = tg_context();
   texmem_runtime *rt = NULL;
   TG_OK(texmem_runtime_create(ctx, b.m, NULL, &rt, &tg_err_));
+  texmem_runtime_stats st;
+  texmem_runtime_get_stats(rt, &st);
+  cr_assert_eq(st.fused, second ? 2u : 1u);
   size_t nr = 0;
   const texmem_record *got = texmem_runtime_records(rt, &nr);
-  cr_assert_eq(nr, n - 1);
+  cr_assert_eq(nr, n - st.fused);
   size_t j = 0;
   for (size_t i = 0; i < n; i++) {
-    if (of[i] == t) continue;
+    if (of[i] == t || (second && of[i] == e)) continue;
     texmem_record want = rec[i];
-    if (of[i] == e) want.first_task = conv_op;
+    if (of[i] == last) want.first_task = conv_op;
     if (of[i] == r) want.last_task = conv_op;
     cr_assert_eq(got[j].first_task, want.first_task, "record %zu", j);
     cr_assert_eq(got[j].last_task, want.last_task, "record %zu", j);
@@ -307,6 +401,7 @@ Test(rt_fusion, records_drop_the_fused_outputs) {
     cr_assert_eq(got[j].id, j);
     j++;
   }
+  cr_assert_eq(j, nr);
   cr_assert_null(texmem_runtime_records(NULL, &nr));
   cr_assert_eq(nr, 0);
   texmem_runtime_destroy(rt);
@@ -314,6 +409,11 @@ Test(rt_fusion, records_drop_the_fused_outputs) {
   free(rec);
   free(of);
   texmem_model_destroy(b.m);
+}
+
+Test(rt_fusion, records_drop_the_fused_outputs) {
+  check_fused_records(false);
+  check_fused_records(true);
 }
 
 /* An unknown kernels value is refused by name. */

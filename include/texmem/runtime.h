@@ -29,8 +29,8 @@ extern "C" {
  * llvmpipe, softpipe, SwiftShader: the GL renderer string names them),
  * where shared memory and barriers are slow. PORTABLE: one invocation
  * accumulates 4 pixels x 4 output slices reading the image and weight
- * buffer directly. TILED: a work group stages input texels and weight
- * blocks in shared memory and each invocation accumulates 4 x 4 of them;
+ * buffer directly. TILED: a work group stages input texels in shared
+ * memory and each invocation accumulates 4 x 4 of them;
  * pools over a whole plane and MEANs over H and W alone run as work-group
  * reductions too (docs/runtime.md). Outputs of the two differ in the order
  * of the sums. */
@@ -68,10 +68,11 @@ typedef struct texmem_runtime_desc {
                                  a dispatch; leave off for latency figures */
   texmem_kernels kernels;     /* 1x1 convolutions; default AUTO */
   bool unfused;               /* one dispatch per operator: no element-wise
-                                 operator fused into the convolution before
-                                 it (outputs are bit-identical either way;
-                                 fusion saves dispatches and the planned
-                                 convolution outputs) */
+                                 operator (or two in a row) fused into the
+                                 convolution before it (outputs are
+                                 bit-identical either way; fusion saves
+                                 dispatches and the planned outputs between
+                                 them) */
 } texmem_runtime_desc;
 
 typedef struct texmem_runtime texmem_runtime;
@@ -209,8 +210,9 @@ TEXMEM_API texmem_status texmem_runtime_get_profile(texmem_runtime *rt,
 TEXMEM_API const texmem_plan *texmem_runtime_plan(const texmem_runtime *rt);
 /* The records the plan was made for (borrowed; *n of them): the model's
  * (texmem_model_records, 3 dims, the run's precision) less the outputs of
- * fused convolutions, each fused operator's output living from its
- * convolution's task on. NULL with *n = 0 for a NULL runtime. */
+ * fused convolutions (and of first fused operators a second one follows),
+ * each last fused operator's output living from its convolution's task
+ * on. NULL with *n = 0 for a NULL runtime. */
 TEXMEM_API const texmem_record *texmem_runtime_records(const texmem_runtime *rt, size_t *n);
 
 #ifdef __cplusplus
