@@ -9,8 +9,9 @@
 #            beside each of ours (before.jsonl)
 #   alone    `--alone S` per storage, one process each (the driver's memory)
 #   profile  `--profile` on MobileNet v2 and the selfie model
-#   kernels  `--kernels portable` on three models (the tiled 1x1 kernel's
-#            bench beside the portable one's, kernels.jsonl)
+#   kernels  `--kernels portable`, then `--unfused`, on three models (beside
+#            the default bench: the tiled 1x1 kernel's gain, fusion's;
+#            kernels.jsonl, unfused.jsonl)
 # Writes JSON lines to $OUT (or /tmp/out) for bench/gpu_table.py. Every phase
 # checks a deadline (DEADLINE_S, default 500 s) so what ran comes back.
 cd "$(dirname "$0")/.."
@@ -59,6 +60,11 @@ phase kernels
 for m in builtin .gpu/models/pose_detection.tflite .gpu/models/selfie_segmentation.tflite; do
   [ "$(el)" -lt "$end" ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/kernels.jsonl" "$B/texmem" "$m" fp16 --runs 21 --kernels portable
+done
+for m in .gpu/models/palm_detection_lite.tflite .gpu/models/face_landmark.tflite \
+         .gpu/models/face_detection_full_range.tflite; do
+  [ "$(el)" -lt "$end" ] && [ -f "$m" ] &&
+    bench "$O/unfused.jsonl" "$B/texmem" "$m" fp16 --runs 21 --unfused
 done
 phase done
 wc -l "$O"/*.jsonl

@@ -136,7 +136,8 @@ Test(cli_bench, builtin_report_text) {
   cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "buffer (1 SSBO)"), "%s", r.out);
-  cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto)\n"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto); 10 element-wise operators fused"),
+                     "MobileNet's 10 residual ADDs: %s", r.out);
   tt_run_free(&r);
 }
 
@@ -181,19 +182,24 @@ Test(cli_bench, alone_storage) {
   tt_run_free(&r);
 }
 
-/* --kernels forces the 1x1 convolution kernel on any driver: the report
- * names the one that ran, and the planned runs stay bit-identical to naive
- * with either. */
-Test(cli_bench, kernels_forced) {
+/* --kernels forces the 1x1 convolution kernel on any driver, --unfused
+ * turns fusion off: the report names the kernel that ran and counts the
+ * fused operators, and the planned runs stay bit-identical to naive. */
+Test(cli_bench, kernels_forced_and_unfused) {
   const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
   static const char *const kernels[] = {"tiled", "portable"};
   for (int k = 0; k < 2; k++) {
-    tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--kernels", kernels[k], NULL);
+    /* The portable run also unfused (NULL ends the tiled run's list). */
+    tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--kernels", kernels[k],
+                         k ? "--unfused" : NULL, NULL);
     cr_assert_eq(r.code, 0, "%s: stderr: %s", kernels[k], r.err);
     check_report(r.out);
     char want[64];
     snprintf(want, sizeof want, "\"kernels\": \"%s\"", kernels[k]);
     cr_expect_not_null(strstr(r.out, want), "%s", r.out);
+    double fused = json_num(r.out, NULL, "fused");
+    if (k) cr_expect_eq(fused, 0, "--unfused: %s", r.out);
+    else cr_expect_gt(fused, 0, "%s", r.out);
     tt_run_free(&r);
   }
   tt_run r = tt_texmem("bench", model, "--kernels", "fast", NULL);

@@ -37,6 +37,7 @@ typedef struct opts {
   int storage; /* STORAGE_AUTO or a texmem_storage */
   texmem_precision precision;
   texmem_kernels kernels;
+  bool unfused;
   unsigned runs;
   bool json;
   bool plan_only;
@@ -67,6 +68,8 @@ static void usage(FILE *f) {
           "  --precision P      fp16 | fp32 (default fp16)\n"
           "  --kernels K        auto | portable | tiled: the 1x1 convolution kernel\n"
           "                     (default auto: tiled on a GPU, portable on a CPU renderer)\n"
+          "  --unfused          one dispatch per operator (no element-wise operator run\n"
+          "                     inside the convolution before it)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
           "  --plan-only        print the memory tables only, run nothing (any model)\n"
           "  --profile          time every dispatch on the GPU (timer queries), summed per\n"
@@ -110,6 +113,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       o->plan_only = true;
     } else if (!strcmp(a, "--profile")) {
       o->profile = true;
+    } else if (!strcmp(a, "--unfused")) {
+      o->unfused = true;
     } else if (!strcmp(a, "--alone") && v) {
       for (int k = 0; k < BENCH_STORAGES; k++)
         if (!strcmp(v, bench_storage_names[k])) o->alone = k;
@@ -510,8 +515,10 @@ static void print_report(const bench *b, uint64_t peak_rss) {
            o->precision == TEXMEM_PRECISION_FP32 ? "fp32 (comparable)" : "fp16",
            o->precision == TEXMEM_PRECISION_FP32 ? "" : " (use --precision fp32 to compare)");
   printf("planning:     %.1f us   pool creation: %.3f ms\n", ps->plan_us, ps->pool_create_ms);
-  printf("kernels:      %s 1x1 convolutions%s\n", ps->tiled ? "tiled" : "portable",
-         o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "");
+  printf("kernels:      %s 1x1 convolutions%s; %zu element-wise operators fused into "
+         "convolutions\n",
+         ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
+         ps->fused);
   printf("latency:      median of %u runs (after a warm-up, interleaved): naive %.3f ms, "
          "planned %.3f ms, planned / naive = %.3f\n",
          o->runs, b->lat_naive, lat_chosen(b),
@@ -545,7 +552,8 @@ static void print_json(const bench *b, uint64_t peak_rss) {
          ns->texture_bytes, ps->texture_bytes, b->lower_bound, b->max_live);
   printf("  \"weights_bytes\": %" PRIu64 ",\n  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n",
          ps->weights_bytes, ps->plan_us, ps->pool_create_ms);
-  printf("  \"kernels\": \"%s\",\n", ps->tiled ? "tiled" : "portable");
+  printf("  \"kernels\": \"%s\",\n  \"fused\": %zu,\n", ps->tiled ? "tiled" : "portable",
+         ps->fused);
   printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
@@ -673,14 +681,16 @@ static void setup_descs(bench *b) {
   bench_setup *su = &b->setup;
   *su = (bench_setup){.ctx = b->ctx, .model = b->model, .inputs = b->inputs,
                       .n_inputs = b->n_inputs, .runs = o->runs};
-  su->desc[BENCH_NAIVE] = (texmem_runtime_desc){
-      .strategy = TEXMEM_STRATEGY_NAIVE, .precision = o->precision, .kernels = o->kernels};
+  su->desc[BENCH_NAIVE] = (texmem_runtime_desc){.strategy = TEXMEM_STRATEGY_NAIVE};
   su->desc[BENCH_OBJECTS] = (texmem_runtime_desc){
-      .strategy = storage_strategy(o, TEXMEM_PLAN_OBJECTS), .layout = b->layout,
-      .precision = o->precision, .kernels = o->kernels};
+      .strategy = storage_strategy(o, TEXMEM_PLAN_OBJECTS), .layout = b->layout};
   su->desc[BENCH_ARENA] = (texmem_runtime_desc){
-      .strategy = storage_strategy(o, TEXMEM_PLAN_OFFSETS), .storage = TEXMEM_STORAGE_ARENA,
-      .precision = o->precision, .kernels = o->kernels};
+      .strategy = storage_strategy(o, TEXMEM_PLAN_OFFSETS), .storage = TEXMEM_STORAGE_ARENA};
+  for (int s = BENCH_NAIVE; s <= BENCH_ARENA; s++) {
+    su->desc[s].precision = o->precision;
+    su->desc[s].kernels = o->kernels;
+    su->desc[s].unfused = o->unfused;
+  }
   su->desc[BENCH_BUFFER] = su->desc[BENCH_ARENA];
   su->desc[BENCH_BUFFER].storage = TEXMEM_STORAGE_BUFFER;
 }
