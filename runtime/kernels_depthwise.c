@@ -2,6 +2,8 @@
  * ky, kx); one shader invocation per output texel. Depth multiplier 1
  * reads the same slice (op_depthwise.comp); a multiplier M > 1 gathers
  * input channel c / M for each output channel c (op_depthwise_mult.comp). */
+#include <stdio.h>
+
 #include "kernels_conv_common.h"
 #include "kernels_conv_fuse.h"
 
@@ -43,13 +45,17 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
     for (size_t t = 0; t < taps; t++) pw[((oc / 4) * taps + t) * 4 + oc % 4] = wd[t * OC + oc];
   if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
 
-  /* 3x3 (MobileNet's): 4 pixels an invocation sharing input columns. */
-  bool k3 = mult == 1 && KH == 3 && KW == 3 && o->dilation_w == 1 && o->dilation_h == 1;
+  /* 3x3 at stride 1 or 2 along x (MobileNet's): 4 pixels an invocation
+   * sharing input columns, the stride compiled in. */
+  bool k3 = mult == 1 && KH == 3 && KW == 3 && o->dilation_w == 1 && o->dilation_h == 1 &&
+            o->stride_w <= 2;
   const char *file = k3 ? "op_depthwise3x3.comp"
                      : mult == 1 ? "op_depthwise.comp" : "op_depthwise_mult.comp";
   const uint32_t local_2d[3] = {8, 8, 1}, local_flat[3] = {64, 1, 1};
-  if ((s = texmem__conv_program(env, model, op, file, NULL, k3 ? local_flat : local_2d, out,
-                                err)))
+  char defs[32];
+  snprintf(defs, sizeof defs, "#define TM_SX %d\n", o->stride_w);
+  if ((s = texmem__conv_program(env, model, op, file, k3 ? defs : NULL,
+                                k3 ? local_flat : local_2d, out, err)))
     return s;
   int32_t pt = g.pad_top, pl = g.pad_left;
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);

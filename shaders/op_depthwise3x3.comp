@@ -4,6 +4,11 @@
 // far more than the selects that route a column to its windows.
 // w: one vec4 per (slice, ky, kx); b: bias vec4 per slice. The 4
 // accumulators are named variables, never an array (tm_lane, tensor.glsl).
+// TM_SX, the stride along x, is a compile-time constant: every loop has a
+// fixed count and no branch (rows and columns outside the input read a
+// clamped texel and use zero), so a GPU compiler can unroll them and issue
+// all 9 weight and (3 * TM_SX + 3) * 3 texel loads at once instead of one
+// row's or one column's at a time.
 #include "elementwise.glsl"
 #include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
@@ -34,20 +39,20 @@ void main() {
   highp int zs = z % (os.z / max(batch, 1)); // slice within the batch
   highp vec4 a0 = b_at(zs), a1 = a0, a2 = a0, a3 = a0;
   highp ivec2 base = p * geom.xy - geom.zw;
-  highp int sx = geom.x, cols = 3 * sx + 3;
   highp int wi = zs * 9;
   for (highp int ky = 0; ky < 3; ky++) {
     highp int iy = base.y + ky;
-    if (iy < 0 || iy >= is.y) continue;
+    bool row_in = iy >= 0 && iy < is.y;
+    iy = clamp(iy, 0, is.y - 1);
     highp vec4 w0 = w_at(wi + ky * 3), w1 = w_at(wi + ky * 3 + 1), w2 = w_at(wi + ky * 3 + 2);
-    for (highp int c = 0; c < cols; c++) {
+    for (highp int c = 0; c < 3 * TM_SX + 3; c++) {
       highp int ix = base.x + c;
       highp vec4 v = x_read(ivec3(clamp(ix, 0, is.x - 1), iy, z));
-      v = ix >= 0 && ix < is.x ? v : vec4(0.0);
+      v = row_in && ix >= 0 && ix < is.x ? v : vec4(0.0);
       a0 += tap(c, v, w0, w1, w2);
-      a1 += tap(c - sx, v, w0, w1, w2);
-      a2 += tap(c - 2 * sx, v, w0, w1, w2);
-      a3 += tap(c - 3 * sx, v, w0, w1, w2);
+      a1 += tap(c - TM_SX, v, w0, w1, w2);
+      a2 += tap(c - 2 * TM_SX, v, w0, w1, w2);
+      a3 += tap(c - 3 * TM_SX, v, w0, w1, w2);
     }
   }
   highp ivec3 q = ivec3(p, z);

@@ -462,6 +462,12 @@ Test(rt_conv, depthwise_3x3_s1_s2_odd_channels) {
            F_BEST | F_NATURAL | F_LINEAR | F_FP16);
   check_dw(&(dw_case){8, 8, 16, 1, 3, 2, 1, SAME, TEXMEM_ACT_NONE, true},
            F_NAIVE | F_NATURAL | F_FP32);
+  /* Stride 3: the general kernel (op_depthwise3x3.comp compiles strides 1
+   * and 2 in); rows and columns past both borders. */
+  check_dw(&(dw_case){10, 11, 5, 1, 3, 3, 1, SAME, TEXMEM_ACT_NONE, true},
+           F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
+  check_dw(&(dw_case){2, 3, 4, 1, 3, 1, 1, SAME, TEXMEM_ACT_NONE, true},
+           F_NAIVE | F_NATURAL | F_FP32 | F_FP16);
 }
 
 Test(rt_conv, depthwise_dilated_large_kernel_width_one) {
