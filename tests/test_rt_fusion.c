@@ -1,14 +1,15 @@
-/* Fusion of an element-wise operator into the convolution before it
- * (runtime/kernels_conv_fuse.h): the fused runtime gives bit for bit the
- * outputs of the unfused one (texmem_runtime_desc.unfused), in fp32 and
- * fp16 (where the fused kernel must round the convolution's result to
- * binary16 as the store between the two dispatches did), with the
+/* Fusion of one or two element-wise operators into the convolution
+ * before them (runtime/kernels_conv_fuse.h): the fused runtime gives bit
+ * for bit the outputs of the unfused one (texmem_runtime_desc.unfused), in
+ * fp32 and fp16 (where the fused kernel must round each intermediate
+ * result to binary16 as the stores between the dispatches did), with the
  * portable and the tiled 1x1 kernels; it makes one dispatch fewer (GL
- * counters) and plans one tensor fewer per fused pair, its plan valid for
- * its records; fp32 outputs are close to the CPU reference. Operators that
- * must not fuse (the convolution's output read twice or a graph output,
- * an operand computed after the convolution, the convolution's own input
- * as operand, a broadcast tensor operand) stay apart. */
+ * counters) and plans one tensor fewer per fused operator, its plan valid
+ * for its records; fp32 outputs are close to the CPU reference. Operators
+ * that must not fuse (the convolution's output read twice or a graph
+ * output, an operand computed after the convolution, the convolution's own
+ * input as operand, a broadcast tensor operand; for a second operator a
+ * tensor operand) stay apart. */
 #include "rt_support.h"
 #include "texmem/mobilenet.h"
 
@@ -101,7 +102,7 @@ static run_result run(texmem_gl_context *ctx, const texmem_model *m, const texme
 }
 
 /* Fused against unfused in fp32 and fp16 (naive and BEST plans, portable
- * and tiled 1x1 kernels): identical outputs, `fused` pairs, that many
+ * and tiled 1x1 kernels): identical outputs, `fused` operators, that many
  * dispatches and planned tensors fewer. */
 static void check_fused(const texmem_model *m, size_t fused, const char *what) {
   texmem_gl_context *ctx = tg_context();

@@ -50,7 +50,7 @@ static void check_plan(const texmem_model *m, const texmem_runtime_desc *d,
     cr_assert_eq(texmem_plan_get_kind(p), TEXMEM_PLAN_OFFSETS);
     texmem_bounds b;
     TG_OK(texmem_lower_bounds(rec, n + s.fused, 3, &b, &tg_err_));
-    /* The arena: at most 1% above the model's max_live (with fused pairs
+    /* The arena: at most 1% above the model's max_live (with fused operators
      * too: fusion is kept only where it takes no more memory than one
      * dispatch an operator could), here with the GL limits. */
     cr_assert_leq(texmem_plan_total(p) * 100, b.max_live * 101, "arena %llu, max_live %llu",
