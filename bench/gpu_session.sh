@@ -12,7 +12,8 @@
 #   kernels  `--kernels portable`, then `--unfused`, on three models (beside
 #            the default bench: the tiled 1x1 kernel's gain, fusion's;
 #            kernels.jsonl, unfused.jsonl)
-# Writes JSON lines to $OUT (or /tmp/out) for bench/gpu_table.py. Every phase
+# Writes JSON lines to $OUT (or /tmp/out) for bench/gpu_table.py (--compare
+# kernels.jsonl unfused.jsonl for the kernels phase's tables). Every phase
 # checks a deadline (DEADLINE_S, default 500 s) so what ran comes back.
 cd "$(dirname "$0")/.."
 procs=${1:-3}; old=${2:-}; end=${DEADLINE_S:-500}

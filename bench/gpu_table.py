@@ -6,10 +6,13 @@ Each input is JSON lines {"model", "precision", "report"} (report: the bench's
 them (after.jsonl, before.jsonl, alone.jsonl). --after: the build measured; --before: an older build's reports from the
 same machine (optional); --alone: `texmem bench MODEL --alone buffer --json`
 reports (the driver's figure); --local: reports from any driver for models the
-GPU runs lacked (memory columns only). Latency: the median over processes of
+GPU runs lacked (memory columns only); --compare: runs of the same build with
+another setting (gpu_session.sh's kernels.jsonl, unfused.jsonl), each printed
+as a second table against --after. Latency: the median over processes of
 each process's median; memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
+                       [--compare K.jsonl ...]
 """
 import argparse
 import json
@@ -62,12 +65,28 @@ def row(name, reps, gpu, before, alone):
     return "| " + " | ".join(cells) + " |"
 
 
+def compare(path, after):
+    """One table: the default plan's median latency with --after's setting
+    and with the one `path` ran (its first report names kernels and fusion)."""
+    other = load([path])
+    print("\n%s:\n" % path)
+    print("| model | kernels, fused | ms | kernels, fused there | ms there | there / here |")
+    print("|---|---|---:|---|---:|---:|")
+    for name in sorted(set(other) & set(after)):
+        a, o = after[name], other[name]
+        ma, mo = (med(x, lambda r: r["latency_ms"]["planned"]) for x in (a, o))
+        setting = lambda r: "%s, %s" % (r[0].get("kernels", "?"), r[0].get("fused", "?"))
+        print("| %s | %s | %.3f | %s | %.3f | %.3f |" % (name, setting(a), ma, setting(o), mo,
+                                                      mo / ma if ma else 0.0))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
     ap.add_argument("--before", nargs="*")
     ap.add_argument("--alone", nargs="*")
     ap.add_argument("--local", nargs="*")
+    ap.add_argument("--compare", nargs="*")
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -76,6 +95,8 @@ def main():
     for name in sorted(set(after) | set(local), key=lambda n: (not n.startswith("MobileNet"), n)):
         gpu = name in after
         print(row(name, after[name] if gpu else local[name], gpu, before, alone))
+    for path in a.compare or []:
+        compare(path, after)
 
 
 if __name__ == "__main__":
