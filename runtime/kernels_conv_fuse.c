@@ -44,45 +44,53 @@ static bool constant_fits(const texmem_tensor *o, const texmem_tensor *t) {
   return o->data_size == n * sizeof(float);
 }
 
-/* Whether operator k2, the one reader of convolution k's output t, runs
- * fused into it: one float output of t's shape, and for a binary operator
- * the other operand a fitting constant or a tensor of t's shape computed
- * before k (not k's input: one dispatch binds a texture once). */
-static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t) {
-  const texmem_op *c = texmem_model_op(m, k), *e = texmem_model_op(m, k2);
+/* Whether element-wise operator e can take tensor t's value inside a
+ * fused program: one float output of t's shape, neither constant nor
+ * graph input; unary, or binary with an activation the kernels apply.
+ * *oi: a binary operator's other operand (-1 for a unary one). */
+static bool elementwise_on(const texmem_model *m, const texmem_op *e, int32_t t, int32_t *oi) {
   const texmem_tensor *tt = tensor_at(m, t);
   const texmem_tensor *y = e->n_outputs == 1 ? tensor_at(m, e->outputs[0]) : NULL;
-  if (!tt || tt->rank != 4 || !y || !is_float(y) || !same_bhwc(y, tt) ||
+  *oi = -1;
+  if (!tt || !y || !is_float(y) || !same_bhwc(y, tt) ||
       (y->flags & (TEXMEM_TENSOR_CONSTANT | TEXMEM_TENSOR_INPUT)))
     return false;
   if (texmem__ew_unary_kind(e->type) >= 0) return e->n_inputs == 1;
   if (texmem__ew_binary_mode(e->type) < 0 || e->n_inputs != 2) return false;
   if (has_activation(e->type) && !activation_ok(e->options.activation)) return false;
-  int32_t oi = e->inputs[0] == t ? e->inputs[1] : e->inputs[0];
+  *oi = e->inputs[0] == t ? e->inputs[1] : e->inputs[0];
+  return tensor_at(m, *oi) != NULL;
+}
+
+/* Whether operator k2, the one reader of convolution k's output t, runs
+ * fused into it: for a binary operator the other operand a fitting
+ * constant or a tensor of t's shape computed before k (not k's input: one
+ * dispatch binds a texture once). */
+static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t) {
+  const texmem_op *c = texmem_model_op(m, k);
+  const texmem_tensor *tt = tensor_at(m, t);
+  int32_t oi;
+  if (!tt || tt->rank != 4 || !elementwise_on(m, texmem_model_op(m, k2), t, &oi)) return false;
+  if (oi < 0) return true;
   const texmem_tensor *o = tensor_at(m, oi);
-  if (!o) return false;
   if (o->flags & TEXMEM_TENSOR_CONSTANT) return constant_fits(o, tt);
   return is_float(o) && o->rank == 4 && same_bhwc(o, tt) && o->producer < (int32_t)k &&
          oi != c->inputs[0];
 }
 
 /* Whether operator k3, the one reader of t2 (the output of the operator
- * fused into a convolution), runs fused after it too: one float output of
- * t2's shape, unary, or binary with a fitting constant as its other
- * operand (the fused program binds one tensor operand, the first
- * operator's). */
+ * fused into a convolution), runs fused after it too: unary, or binary
+ * with a fitting constant as its other operand (the fused program binds
+ * one tensor operand, the first operator's). */
 static bool fusable_second(const texmem_model *m, size_t k3, int32_t t2) {
-  const texmem_op *e = texmem_model_op(m, k3);
   const texmem_tensor *tt = tensor_at(m, t2);
-  const texmem_tensor *y = e->n_outputs == 1 ? tensor_at(m, e->outputs[0]) : NULL;
-  if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || !y || !is_float(y) ||
-      !same_bhwc(y, tt) || (y->flags & (TEXMEM_TENSOR_CONSTANT | TEXMEM_TENSOR_INPUT)))
+  int32_t oi;
+  if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) ||
+      !elementwise_on(m, texmem_model_op(m, k3), t2, &oi))
     return false;
-  if (texmem__ew_unary_kind(e->type) >= 0) return e->n_inputs == 1;
-  if (texmem__ew_binary_mode(e->type) < 0 || e->n_inputs != 2) return false;
-  if (has_activation(e->type) && !activation_ok(e->options.activation)) return false;
-  const texmem_tensor *o = tensor_at(m, e->inputs[0] == t2 ? e->inputs[1] : e->inputs[0]);
-  return o && (o->flags & TEXMEM_TENSOR_CONSTANT) && constant_fits(o, tt);
+  if (oi < 0) return true;
+  const texmem_tensor *o = tensor_at(m, oi);
+  return (o->flags & TEXMEM_TENSOR_CONSTANT) && constant_fits(o, tt);
 }
 
 /* The one operator reading each tensor once (-1: none or several). */
@@ -159,7 +167,8 @@ texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, t
   for (size_t r = 0; r < *n; r++) {
     int32_t of = tensor_of[r], p = tensor_at(m, of)->producer;
     if (p >= 0 && pair[p] > p) continue; /* a fused convolution's output */
-    if (p >= 0 && pair[p] >= 0 && pair[pair[p]] == p && pair[n_ops + pair[p]] >= 0)
+    if (p >= 0 && pair[p] >= 0 && pair[pair[p]] == p &&
+        texmem__fuse_second(pair, n_ops, (size_t)pair[p]) >= 0)
       continue; /* a first fused operator's, a second one after it */
     texmem_record x = rec[r];
     if (p >= 0) {

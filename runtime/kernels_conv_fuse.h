@@ -26,6 +26,12 @@
 texmem_status texmem__fuse_find(const texmem_model *m, int32_t **pair, size_t *n_fused,
                                 texmem_error *err);
 
+/* Convolution conv's second fused operator in texmem__fuse_find's array
+ * for a model of n_ops operators, or -1. */
+static inline int32_t texmem__fuse_second(const int32_t *pair, size_t n_ops, size_t conv) {
+  return pair[n_ops + conv];
+}
+
 /* The model's records (rec, tensor_of: *n of them, as texmem_model_records
  * gives) for the fused graph, in place: a fused operator runs in its
  * convolution's task, so the convolution's output is gone, the operator's

@@ -135,7 +135,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
   kn->pass = pass;
   if (rt->fuse_pair && rt->fuse_pair[k] > (int32_t)k) {
     kn->fused = texmem_model_op(rt->model, (size_t)rt->fuse_pair[k]);
-    int32_t k3 = rt->fuse_pair[texmem_model_op_count(rt->model) + k];
+    int32_t k3 = texmem__fuse_second(rt->fuse_pair, texmem_model_op_count(rt->model), k);
     if (k3 >= 0) kn->fused2 = texmem_model_op(rt->model, (size_t)k3);
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
