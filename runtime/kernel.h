@@ -63,6 +63,12 @@ typedef struct texmem__kernel {
   /* In: a second element-wise operator, fused after `fused` (NULL: none);
    * the kernel then writes its output. */
   const texmem_op *fused2;
+  /* In: a PAD (zeros after the channels) making `fused`'s tensor operand:
+   * the kernel reads the PAD's input instead (NULL: none). */
+  const texmem_op *fused_pad;
+  /* Set by the runtime: the operator whose kernel this is (a late fused
+   * dispatch runs in a later operator's task). */
+  size_t op;
 } texmem__kernel;
 
 typedef texmem_status (*texmem__kernel_build_fn)(texmem__kernel_env *env,
@@ -126,5 +132,11 @@ void texmem__ew_align_bhwc(const texmem_tensor *t, unsigned r, int32_t s[4]);
 texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
                                       const texmem_tensor *t, const int32_t s[4],
                                       texmem_gl_buffer *buf, texmem_error *err);
+
+/* A PAD's zeros added before and after each BHWC component of its input
+ * (rank r as written), from its options or its int32 constant input
+ * (kernels_pad.c). */
+texmem_status texmem__pad_amounts(const texmem_model *model, const texmem_op *op, unsigned r,
+                                  int32_t before[4], int32_t after[4], texmem_error *err);
 
 #endif

@@ -62,20 +62,53 @@ static bool elementwise_on(const texmem_model *m, const texmem_op *e, int32_t t,
   return tensor_at(m, *oi) != NULL;
 }
 
-/* Whether operator k2, the one reader of convolution k's output t, runs
- * fused into it: for a binary operator the other operand a fitting
- * constant or a tensor of t's shape computed before k (not k's input: one
- * dispatch binds a texture once). */
-static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t) {
+/* The PAD making tensor o when it folds into a fused read (see
+ * kernels_conv_fuse.h): zeros after the channels only, o an intermediate
+ * read by one operator, the PAD's input a float tensor of o's batch and
+ * plane; -1 otherwise. */
+static int32_t foldable_pad(const texmem_model *m, int32_t o, const int32_t *reader) {
+  const texmem_tensor *ot = tensor_at(m, o);
+  if (!ot || ot->producer < 0 || reader[o] < 0 || !(ot->flags & TEXMEM_TENSOR_INTERMEDIATE))
+    return -1;
+  const texmem_op *p = texmem_model_op(m, (size_t)ot->producer);
+  if (p->type != TEXMEM_OP_PAD || p->n_outputs != 1 || p->n_inputs < 1) return -1;
+  const texmem_tensor *x = tensor_at(m, p->inputs[0]);
+  int32_t before[4], after[4];
+  if (!x || !is_float(x) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
+      texmem__pad_amounts(m, p, x->rank, before, after, NULL))
+    return -1;
+  for (int i = 0; i < 4; i++)
+    if (before[i] != 0 || (i < 3 && after[i] != 0)) return -1;
+  if (x->b != ot->b || x->h != ot->h || x->w != ot->w || x->c + (uint32_t)after[3] != ot->c)
+    return -1;
+  return ot->producer;
+}
+
+/* How operator k2, the one reader of convolution k's output t, fuses into
+ * it: for a binary operator the other operand a fitting constant or a
+ * tensor of t's shape, which is read as it is or, where *pad is set (and
+ * `fold` allows), from the PAD making it. Not the convolution's own input (one dispatch binds a
+ * texture once). *late: what is read is computed after k. */
+static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const int32_t *reader,
+                    bool fold, int32_t *pad, bool *late) {
   const texmem_op *c = texmem_model_op(m, k);
   const texmem_tensor *tt = tensor_at(m, t);
   int32_t oi;
+  *pad = -1;
+  *late = false;
   if (!tt || tt->rank != 4 || !elementwise_on(m, texmem_model_op(m, k2), t, &oi)) return false;
   if (oi < 0) return true;
   const texmem_tensor *o = tensor_at(m, oi);
   if (o->flags & TEXMEM_TENSOR_CONSTANT) return constant_fits(o, tt);
-  return is_float(o) && o->rank == 4 && same_bhwc(o, tt) && o->producer < (int32_t)k &&
-         oi != c->inputs[0];
+  if (!is_float(o) || o->rank != 4 || !same_bhwc(o, tt)) return false;
+  int32_t q = fold ? foldable_pad(m, oi, reader) : -1;
+  int32_t src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
+  if (q >= 0 && src != c->inputs[0]) {
+    *pad = q;
+    oi = src;
+  }
+  *late = tensor_at(m, oi)->producer > (int32_t)k;
+  return oi != c->inputs[0];
 }
 
 /* Whether operator k3, the one reader of t2 (the output of the operator
@@ -106,52 +139,109 @@ static void single_readers(const texmem_model *m, int32_t *reader, size_t n_tens
   }
 }
 
-texmem_status texmem__fuse_find(const texmem_model *m, int32_t **next, size_t *n_fused,
+void texmem__fusion_destroy(texmem__fusion *f) {
+  if (!f) return;
+  free(f->head);
+  free(f);
+}
+
+static texmem__fusion *fusion_new(size_t n_ops) {
+  texmem__fusion *f = calloc(1, sizeof *f);
+  int32_t *v = malloc(5 * n_ops * sizeof *v);
+  if (!f || !v) {
+    free(f);
+    free(v);
+    return NULL;
+  }
+  f->n_ops = n_ops;
+  f->head = v;
+  f->task = v + n_ops;
+  f->first = v + 2 * n_ops;
+  f->second = v + 3 * n_ops;
+  f->pad = v + 4 * n_ops;
+  for (size_t k = 0; k < n_ops; k++) {
+    f->head[k] = f->first[k] = f->second[k] = f->pad[k] = -1;
+    f->task[k] = (int32_t)k;
+  }
+  return f;
+}
+
+/* Convolution k's fused operators (first k2), and where they run. */
+static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
+                       size_t k2, int32_t pad, bool late) {
+  int32_t task = late ? (int32_t)k2 : (int32_t)k;
+  f->head[k] = f->head[k2] = (int32_t)k;
+  f->first[k] = (int32_t)k2;
+  f->task[k] = f->task[k2] = task;
+  f->n_fused++;
+  if (pad >= 0) {
+    f->pad[k] = pad;
+    f->head[pad] = (int32_t)k;
+    f->task[pad] = task;
+    f->n_fused++;
+  }
+  int32_t t2 = texmem_model_op(m, k2)->outputs[0];
+  if (reader[t2] <= (int32_t)k2 || !fusable_second(m, (size_t)reader[t2], t2)) return;
+  f->second[k] = reader[t2];
+  f->head[reader[t2]] = (int32_t)k;
+  f->task[reader[t2]] = task;
+  f->n_fused++;
+}
+
+texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__fusion **out,
                                 texmem_error *err) {
-  *next = NULL;
-  *n_fused = 0;
+  *out = NULL;
   size_t n_ops = texmem_model_op_count(m), n_tensors = texmem_model_tensor_count(m);
   if (!n_ops) return TEXMEM_STATUS_OK;
-  int32_t *pair = malloc(2 * n_ops * sizeof *pair);
+  texmem__fusion *f = fusion_new(n_ops);
   int32_t *reader = malloc((n_tensors ? n_tensors : 1) * sizeof *reader);
-  if (!pair || !reader) {
-    free(pair);
+  if (!f || !reader) {
+    texmem__fusion_destroy(f);
     free(reader);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
   single_readers(m, reader, n_tensors);
-  for (size_t k = 0; k < 2 * n_ops; k++) pair[k] = -1;
-  for (size_t k = 0; k < n_ops; k++) {
-    const texmem_op *op = texmem_model_op(m, k);
-    if ((op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
-        op->n_outputs != 1 || pair[k] != -1)
-      continue;
-    int32_t t = op->outputs[0];
-    const texmem_tensor *tt = tensor_at(m, t);
-    if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k) continue;
-    size_t k2 = (size_t)reader[t];
-    if (!fusable(m, k, k2, t)) continue;
-    pair[k] = (int32_t)k2;
-    pair[k2] = (int32_t)k;
-    (*n_fused)++;
-    int32_t t2 = texmem_model_op(m, k2)->outputs[0];
-    if (reader[t2] <= (int32_t)k2 || !fusable_second(m, (size_t)reader[t2], t2)) continue;
-    pair[reader[t2]] = (int32_t)k;
-    pair[n_ops + k] = reader[t2];
-    (*n_fused)++;
-  }
+  /* Dispatches at their convolution's task first: an operator two
+   * convolutions could take (an ADD of both) goes to the later one, whose
+   * dispatch need not wait. */
+  for (int late = 0; late <= ((allow & TEXMEM__FUSE_LATE) != 0); late++)
+    for (size_t k = 0; k < n_ops; k++) {
+      const texmem_op *op = texmem_model_op(m, k);
+      if ((op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
+          op->n_outputs != 1 || f->head[k] != -1)
+        continue;
+      int32_t t = op->outputs[0], pad;
+      bool at_k2;
+      const texmem_tensor *tt = tensor_at(m, t);
+      if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k ||
+          f->head[reader[t]] != -1)
+        continue;
+      size_t k2 = (size_t)reader[t];
+      if (!fusable(m, k, k2, t, reader, (allow & TEXMEM__FUSE_PAD) != 0, &pad, &at_k2) ||
+          at_k2 != (late != 0))
+        continue;
+      fuse_group(m, f, reader, k, k2, pad, at_k2);
+    }
   free(reader);
-  *next = pair;
+  *out = f;
   return TEXMEM_STATUS_OK;
 }
 
-/* The task operator k runs in: a fused operator's is its convolution's. */
-static int64_t task_of(const int32_t *pair, size_t k) {
-  return pair[k] >= 0 && pair[k] < (int32_t)k ? pair[k] : (int64_t)k;
+/* The task operator k's reads and writes happen in. */
+static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
+
+/* Whether tensor `of`, made by operator p, is never stored: a fused
+ * convolution's output, a first fused operator's with a second after it,
+ * a folded PAD's. */
+static bool unstored(const texmem__fusion *f, int32_t p) {
+  if (p < 0 || f->head[p] < 0) return false;
+  int32_t c = f->head[p];
+  return (p == c) || (p == f->first[c] && f->second[c] >= 0) || p == f->pad[c];
 }
 
-texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, texmem_record *rec,
-                                   int32_t *tensor_of, size_t *n, texmem_error *err) {
+texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
+                                   texmem_record *rec, int32_t *tensor_of, size_t *n,
+                                   texmem_error *err) {
   size_t n_tensors = texmem_model_tensor_count(m);
   int64_t *last = malloc((n_tensors ? n_tensors : 1) * sizeof *last);
   if (!last) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
@@ -160,19 +250,16 @@ texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, t
     const texmem_op *op = texmem_model_op(m, k);
     for (size_t j = 0; j < op->n_inputs; j++) {
       int32_t t = op->inputs[j];
-      if (t >= 0 && (size_t)t < n_tensors && task_of(pair, k) > last[t]) last[t] = task_of(pair, k);
+      if (t >= 0 && (size_t)t < n_tensors && task_of(f, k) > last[t]) last[t] = task_of(f, k);
     }
   }
-  size_t kept = 0, n_ops = texmem_model_op_count(m);
+  size_t kept = 0;
   for (size_t r = 0; r < *n; r++) {
     int32_t of = tensor_of[r], p = tensor_at(m, of)->producer;
-    if (p >= 0 && pair[p] > p) continue; /* a fused convolution's output */
-    if (p >= 0 && pair[p] >= 0 && pair[pair[p]] == p &&
-        texmem__fuse_second(pair, n_ops, (size_t)pair[p]) >= 0)
-      continue; /* a first fused operator's, a second one after it */
+    if (unstored(f, p)) continue;
     texmem_record x = rec[r];
     if (p >= 0) {
-      x.first_task = (uint64_t)task_of(pair, (size_t)p);
+      x.first_task = (uint64_t)task_of(f, (size_t)p);
       x.last_task = last[of] > (int64_t)x.first_task ? (uint64_t)last[of] : x.first_task;
     }
     /* Insertion keeps the order of first task (a fused output moves back
@@ -194,7 +281,7 @@ texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, t
 }
 
 /* The fused records (malloc'd copies of rec, tensor_of) and their plan. */
-static texmem_status fused_plan(const texmem_model *m, const int32_t *pair,
+static texmem_status fused_plan(const texmem_model *m, const texmem__fusion *f,
                                 const texmem_record *rec, const int32_t *tensor_of, size_t n,
                                 const texmem_plan_desc *pd, texmem_record **frec,
                                 int32_t **fof, size_t *fn, texmem_plan **plan,
@@ -207,45 +294,78 @@ static texmem_status fused_plan(const texmem_model *m, const int32_t *pair,
     memcpy(*fof, tensor_of, n * sizeof *tensor_of);
   }
   *fn = n;
-  texmem_status st = texmem__fuse_records(m, pair, *frec, *fof, fn, err);
+  texmem_status st = texmem__fuse_records(m, f, *frec, *fof, fn, err);
   if (!st) st = texmem_plan_create(*frec, *fn, 3, pd, plan, err);
   return st;
 }
 
-texmem_status texmem__fuse_plan(const texmem_model *m, int32_t **pair, size_t *n_fused,
+/* A fusion tried: its records and plan. */
+typedef struct fuse_try {
+  texmem__fusion *f;
+  texmem_record *rec;
+  int32_t *of;
+  size_t n;
+  texmem_plan *plan;
+} fuse_try;
+
+static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
+  return a->n_fused == b->n_fused && !memcmp(a->head, b->head, 5 * a->n_ops * sizeof *a->head);
+}
+
+static void try_free(fuse_try *t) {
+  texmem__fusion_destroy(t->f);
+  free(t->rec);
+  free(t->of);
+  texmem_plan_destroy(t->plan);
+  memset(t, 0, sizeof *t);
+}
+
+texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
                                 texmem_record **rec, int32_t **tensor_of, size_t *n,
                                 const texmem_plan_desc *pd, texmem_plan **plan,
                                 texmem_error *err) {
-  if (!*pair) return texmem_plan_create(*rec, *n, 3, pd, plan, err);
-  texmem_record *frec = NULL;
-  int32_t *fof = NULL;
-  size_t fn = 0;
-  texmem_plan *fp = NULL, *up = NULL;
+  texmem__fusion_destroy(*fusion);
+  *fusion = NULL;
+  /* The most the fusion may do first; a try that fuses nothing, or what
+   * the one before it fused, is skipped. */
+  static const unsigned levels[3] = {TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD, TEXMEM__FUSE_PAD, 0};
+  fuse_try tries[3] = {{0}};
   texmem_bounds b;
-  texmem_status st = fused_plan(m, *pair, *rec, *tensor_of, *n, pd, &frec, &fof, &fn, &fp, err);
-  if (!st) st = texmem_lower_bounds(*rec, *n, 3, &b, err);
-  if (!st && texmem_plan_total(fp) > b.max_live) st = texmem_plan_create(*rec, *n, 3, pd, &up, err);
-  if (!st && up && texmem_plan_total(up) < texmem_plan_total(fp)) {
-    free(*pair);
-    *pair = NULL;
-    *n_fused = 0;
-    *plan = up;
-    up = NULL;
-  } else if (!st) {
+  texmem_status st = texmem_lower_bounds(*rec, *n, 3, &b, err);
+  size_t done = 0, kept = 3;
+  for (int l = 0; l < 3 && !st && kept == 3; l++) {
+    fuse_try *t = &tries[done];
+    st = texmem__fuse_find(m, levels[l], &t->f, err);
+    if (st || !t->f || !t->f->n_fused || (done && same_fusion(t->f, tries[done - 1].f))) {
+      try_free(t);
+      continue;
+    }
+    done++;
+    st = fused_plan(m, t->f, *rec, *tensor_of, *n, pd, &t->rec, &t->of, &t->n, &t->plan, err);
+    if (!st && texmem_plan_total(t->plan) <= b.max_live) kept = done - 1;
+  }
+  texmem_plan *up = NULL;
+  if (!st && kept == 3) {
+    st = texmem_plan_create(*rec, *n, 3, pd, &up, err);
+    for (size_t i = 0; i < done && !st && kept == 3; i++)
+      if (texmem_plan_total(tries[i].plan) <= texmem_plan_total(up)) kept = i;
+  }
+  if (!st && kept < 3) {
+    fuse_try *t = &tries[kept];
     free(*rec);
     free(*tensor_of);
-    *rec = frec;
-    *tensor_of = fof;
-    *n = fn;
-    *plan = fp;
-    frec = NULL;
-    fof = NULL;
-    fp = NULL;
+    *rec = t->rec;
+    *tensor_of = t->of;
+    *n = t->n;
+    *plan = t->plan;
+    *fusion = t->f;
+    memset(t, 0, sizeof *t);
+  } else if (!st) {
+    *plan = up;
+    up = NULL;
   }
-  texmem_plan_destroy(fp);
   texmem_plan_destroy(up);
-  free(frec);
-  free(fof);
+  for (int i = 0; i < 3; i++) try_free(&tries[i]);
   return st;
 }
 
@@ -311,7 +431,13 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
   if (s) return s;
   k->uniforms[k->n_uniforms - 1].name = nm->act;
   if (!(o->flags & TEXMEM_TENSOR_CONSTANT)) {
-    snprintf(defs + len, cap - len, "#define %s_IMAGE 1\n", nm->macro);
+    len += (size_t)snprintf(defs + len, cap - len, "#define %s_IMAGE 1\n", nm->macro);
+    if (stage == 0 && k->fused_pad) {
+      /* The PAD's input, zeros past its slices. */
+      oi = k->fused_pad->inputs[0];
+      snprintf(defs + len, cap - len, "#define TM_FUSE_PAD 1\n");
+      texmem__kernel_int(k, "fslices", texmem__ku_slices(tensor_at(m, oi)->c));
+    }
     k->inputs[(*n_in)++] = oi;
     return TEXMEM_STATUS_OK;
   }

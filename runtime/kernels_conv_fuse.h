@@ -10,46 +10,64 @@
  * The fused program applies the operator to the value the convolution
  * would have stored (binary16-rounded in fp16 runs), with the operator's
  * own shader code (shaders/elementwise.glsl), so its outputs equal the
- * two dispatches' bit for bit. */
+ * two dispatches' bit for bit. The first operator's tensor operand may
+ * be computed after the convolution: the dispatch then runs where the
+ * operator did. A channel PAD making that operand (BlazeFace's shortcut)
+ * folds into the read. */
 #ifndef TEXMEM_RUNTIME_KERNELS_CONV_FUSE_H
 #define TEXMEM_RUNTIME_KERNELS_CONV_FUSE_H
 
 #include "kernel.h"
 
-/* The fused operators of m: (*pair)[k] is the other operator of k's pair,
- * or -1; a convolution's is later, its fused operator's earlier. A second
- * element-wise operator may follow the first in the same dispatch (the one
- * reader of its output; unary, or binary with a constant): its entry is
- * the convolution, and (*pair)[n_ops + k] names it for convolution k (-1:
- * none). malloc'd, two entries an operator, owned by the caller; NULL
- * when m has no operators. *n_fused: how many operators run fused. */
-texmem_status texmem__fuse_find(const texmem_model *m, int32_t **pair, size_t *n_fused,
+/* Which operators run inside which convolution's dispatch, and when.
+ * Per operator: head, the convolution whose dispatch runs it (a fused
+ * convolution's own is itself; -1: it runs alone), and task, the task its
+ * dispatch runs in (its own index when it runs alone). Per convolution:
+ * first and second, its fused operators, and pad, a PAD folded into the
+ * first one's tensor operand (-1: none). The dispatch runs at the
+ * convolution's task, or, when the first operator's tensor operand is
+ * computed after the convolution ("late"), at that operator's: the
+ * convolution's input then lives until there. A PAD folded in (zeros
+ * after the channels only, its output read by the first operator alone)
+ * is not run: the dispatch reads the PAD's input and takes zeros past its
+ * channels. */
+typedef struct texmem__fusion {
+  size_t n_ops;
+  size_t n_fused; /* operators run inside a convolution's dispatch */
+  int32_t *head, *task, *first, *second, *pad;
+} texmem__fusion;
+
+/* What texmem__fuse_find may do beyond fusing at the convolution's task:
+ * run a dispatch late, fold PADs. */
+enum { TEXMEM__FUSE_LATE = 1, TEXMEM__FUSE_PAD = 2 };
+
+/* The fusion of m's operators into convolutions, as `allow` (a set of
+ * TEXMEM__FUSE_*) lets it. *out is owned by the caller
+ * (texmem__fusion_destroy); NULL when m has no operators. */
+texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__fusion **out,
                                 texmem_error *err);
 
-/* Convolution conv's second fused operator in texmem__fuse_find's array
- * for a model of n_ops operators, or -1. */
-static inline int32_t texmem__fuse_second(const int32_t *pair, size_t n_ops, size_t conv) {
-  return pair[n_ops + conv];
-}
+void texmem__fusion_destroy(texmem__fusion *f);
 
 /* The model's records (rec, tensor_of: *n of them, as texmem_model_records
- * gives) for the fused graph, in place: a fused operator runs in its
- * convolution's task, so the convolution's output is gone, the operator's
- * output lives from that task on and its other operand is last read there
- * (unless a later operator reads it); still in order of first task, ids
- * renumbered. */
-texmem_status texmem__fuse_records(const texmem_model *m, const int32_t *pair, texmem_record *rec,
-                                   int32_t *tensor_of, size_t *n, texmem_error *err);
+ * gives) for the fused graph, in place: a convolution's fused output, a
+ * first fused operator's with a second after it and a folded PAD's are
+ * gone; every operator's reads and writes happen at its dispatch's task;
+ * still in order of first task, ids renumbered. */
+texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
+                                   texmem_record *rec, int32_t *tensor_of, size_t *n,
+                                   texmem_error *err);
 
 /* Plans with pd: on entry *rec, *tensor_of (*n of them) are the model's
- * records and *pair the fused pairs (NULL: none). The fused records are
- * kept when their plan is no larger than the model's records allow at
- * best (their max_live) or than the model's records' plan: fusion never
- * takes more memory (a fused operator's output lives beside its
- * convolution's input, which the unfused output could have replaced). On
- * return *rec, *tensor_of, *n and *plan belong to the plan kept; *pair is
- * freed and NULL, *n_fused 0, when the unfused records won. */
-texmem_status texmem__fuse_plan(const texmem_model *m, int32_t **pair, size_t *n_fused,
+ * records. Tries the fusion with late dispatches and folded PADs, then
+ * without late dispatches, then without either, and keeps the first whose
+ * plan is no larger than the model's records allow at best
+ * (their max_live) or than the model's records' plan: fusion never takes
+ * more memory (a fused operator's output lives beside its convolution's
+ * input, which the unfused output could have replaced; a late dispatch
+ * keeps its input longer). On return *rec, *tensor_of, *n and *plan belong
+ * to the plan kept, *fusion to it too (NULL: unfused). */
+texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
                                 texmem_record **rec, int32_t **tensor_of, size_t *n,
                                 const texmem_plan_desc *pd, texmem_plan **plan,
                                 texmem_error *err);

@@ -3,13 +3,8 @@
  * input's batch / y / x / channels. */
 #include "kernels_util.h"
 
-texmem_status texmem__kernel_pad(texmem__kernel_env *env, const texmem_model *model,
-                                 const texmem_op *op, texmem__kernel *out, texmem_error *err) {
-  const char *name = "PAD";
-  const texmem_tensor *x = NULL, *y = NULL;
-  texmem_status s = texmem__ku_in_out(name, model, op, &x, &y, err);
-  if (s) return s;
-  unsigned r = x->rank;
+texmem_status texmem__pad_amounts(const texmem_model *model, const texmem_op *op, unsigned r,
+                                  int32_t before[4], int32_t after[4], texmem_error *err) {
   int32_t pad[TEXMEM_MAX_RANK][2];
   const texmem_op_options *o = &op->options;
   if (o->pad_rank == r && r > 0) {
@@ -27,7 +22,7 @@ texmem_status texmem__kernel_pad(texmem__kernel_env *env, const texmem_model *mo
       pad[i][1] = v[2 * i + 1];
     }
   }
-  int32_t before[4] = {0, 0, 0, 0}, after[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; i++) before[i] = after[i] = 0;
   for (unsigned i = 0; i < r; i++) {
     if (pad[i][0] < 0 || pad[i][1] < 0)
       return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "PAD: negative padding on dim %u", i);
@@ -35,6 +30,17 @@ texmem_status texmem__kernel_pad(texmem__kernel_env *env, const texmem_model *mo
     before[comp] += pad[i][0];
     after[comp] += pad[i][1];
   }
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__kernel_pad(texmem__kernel_env *env, const texmem_model *model,
+                                 const texmem_op *op, texmem__kernel *out, texmem_error *err) {
+  const char *name = "PAD";
+  const texmem_tensor *x = NULL, *y = NULL;
+  texmem_status s = texmem__ku_in_out(name, model, op, &x, &y, err);
+  if (s) return s;
+  int32_t before[4], after[4];
+  if ((s = texmem__pad_amounts(model, op, x->rank, before, after, err))) return s;
   if ((s = texmem__ku_check_out(name, y, x->h + (uint32_t)(before[1] + after[1]),
                                 x->w + (uint32_t)(before[2] + after[2]),
                                 x->c + (uint32_t)(before[3] + after[3]), err)))

@@ -43,11 +43,9 @@ struct texmem_runtime {
   uint64_t *gpu_ns;
   bool span; /* timer interval n_gl_ops: the whole run (timestamps only) */
   bool profiled_run, results_read, disjoint;
-  /* Fusion (kernels_conv_fuse.h): per operator the other operator of its
-   * pair (a convolution's is later; a second fused operator's is its
-   * convolution), or -1, then per convolution its second fused operator,
-   * or -1; NULL if none. */
-  int32_t *fuse_pair;
+  /* Fusion (kernels_conv_fuse.h): which operators run in which
+   * convolution's dispatch, and at which task; NULL if none. */
+  texmem__fusion *fusion;
 };
 
 static double now_us(void) {
@@ -81,7 +79,7 @@ void texmem_runtime_destroy(texmem_runtime *rt) {
   texmem_gl_timer_destroy(rt->timer);
   free(rt->prof);
   free(rt->gpu_ns);
-  free(rt->fuse_pair);
+  texmem__fusion_destroy(rt->fusion);
   free(rt);
 }
 
@@ -126,19 +124,26 @@ static texmem_status grow_gl_ops(texmem_runtime *rt, texmem_error *err) {
   return TEXMEM_STATUS_OK;
 }
 
-/* Builds pass `pass` of operator k's kernel as GL operation n_gl_ops. */
-static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *op,
+static const texmem_op *op_or_null(const texmem_model *m, int32_t k) {
+  return k >= 0 ? texmem_model_op(m, (size_t)k) : NULL;
+}
+
+/* Builds pass `pass` of operator k's kernel as GL operation n_gl_ops, run
+ * in task `task`. */
+static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const texmem_op *op,
                                 texmem__kernel_build_fn fn, uint32_t pass, texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
   texmem__kernel *kn = &rt->kernels[rt->n_gl_ops];
   memset(kn, 0, sizeof *kn);
   kn->pass = pass;
-  if (rt->fuse_pair && rt->fuse_pair[k] > (int32_t)k) {
-    kn->fused = texmem_model_op(rt->model, (size_t)rt->fuse_pair[k]);
-    int32_t k3 = texmem__fuse_second(rt->fuse_pair, texmem_model_op_count(rt->model), k);
-    if (k3 >= 0) kn->fused2 = texmem_model_op(rt->model, (size_t)k3);
+  const texmem__fusion *f = rt->fusion;
+  if (f && f->head[k] == (int32_t)k) {
+    kn->fused = op_or_null(rt->model, f->first[k]);
+    kn->fused2 = op_or_null(rt->model, f->second[k]);
+    kn->fused_pad = op_or_null(rt->model, f->pad[k]);
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
+  kn->op = k;
   if (st) {
     texmem__prefix(err, "operator %zu (%s): ", k, name ? name : "?");
     return st;
@@ -172,7 +177,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
   g->n_buffers = kn->n_buffers;
   g->n_uniforms = kn->n_uniforms;
   memcpy(g->groups, kn->groups, sizeof g->groups);
-  g->task = k;
+  g->task = task;
   rt->n_gl_ops++;
   return TEXMEM_STATUS_OK;
 }
@@ -180,7 +185,8 @@ static texmem_status build_pass(texmem_runtime *rt, size_t k, const texmem_op *o
 /* A builder asking for more passes than this is broken. */
 #define MAX_PASSES 4096u
 
-/* Builds operator k's kernel passes and their GL operations. */
+/* Builds the GL operations of task k: operator k's kernel passes, or a
+ * fused convolution's dispatch (which runs in one task of its group). */
 static texmem_status build_op(texmem_runtime *rt, size_t k, texmem_error *err) {
   const texmem_op *op = texmem_model_op(rt->model, k);
   const char *name = texmem_op_type_name(op->type);
@@ -188,13 +194,20 @@ static texmem_status build_op(texmem_runtime *rt, size_t k, texmem_error *err) {
   if (!fn)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %zu: %s has no GPU kernel", k,
                         name ? name : "(unknown)");
-  if (rt->fuse_pair && rt->fuse_pair[k] >= 0 && rt->fuse_pair[k] < (int32_t)k)
-    return TEXMEM_STATUS_OK; /* runs inside the convolution before it */
+  size_t at = k; /* the operator whose kernel runs in task k */
+  const texmem__fusion *f = rt->fusion;
+  if (f && f->head[k] >= 0) {
+    if (f->task[k] != (int32_t)k) return TEXMEM_STATUS_OK; /* in another task's dispatch */
+    at = (size_t)f->head[k];
+    op = texmem_model_op(rt->model, at);
+    name = texmem_op_type_name(op->type);
+    fn = texmem__kernel_for(op->type);
+  }
   uint32_t passes = 1;
   for (uint32_t pass = 0; pass < passes; pass++) {
     texmem_status st = grow_gl_ops(rt, err);
     if (st) return st;
-    if ((st = build_pass(rt, k, op, fn, pass, err))) return st;
+    if ((st = build_pass(rt, k, at, op, fn, pass, err))) return st;
     texmem__kernel *kn = &rt->kernels[rt->n_gl_ops - 1];
     if (pass == 0) passes = kn->n_passes ? kn->n_passes : 1;
     if (passes > MAX_PASSES)
@@ -228,7 +241,7 @@ static texmem_status profile_setup(texmem_runtime *rt, texmem_error *err) {
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < rt->n_gl_ops; i++) {
     texmem_profile_record *r = &rt->prof[i];
-    r->op = (size_t)rt->ops[i].task;
+    r->op = rt->kernels[i].op;
     r->pass = rt->kernels[i].pass;
     r->op_type = texmem_op_type_name(texmem_model_op(rt->model, r->op)->type);
     r->kernel = texmem_gl_program_name(rt->ctx, rt->kernels[i].program);
@@ -330,7 +343,6 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   rt->n_ops = n_ops;
   texmem_status st = texmem_model_records(model, 3, d.precision, &rt->records, &rt->n_records,
                                           &rt->tensor_of, err);
-  if (!st && !d.unfused) st = texmem__fuse_find(model, &rt->fuse_pair, &rt->stats.fused, err);
   if (st) return fail(rt, st);
 
   texmem_plan_desc pd = {.kind = kind, .strategy = d.strategy, .layout = d.layout};
@@ -344,8 +356,14 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (arena && d.arena_max_rows && d.arena_max_rows < pd.max_dims[1])
     pd.max_dims[1] = d.arena_max_rows;
   double t0 = now_us();
-  st = texmem__fuse_plan(model, &rt->fuse_pair, &rt->stats.fused, &rt->records, &rt->tensor_of,
-                         &rt->n_records, &pd, &rt->plan, err);
+  st = d.unfused ? texmem_plan_create(rt->records, rt->n_records, 3, &pd, &rt->plan, err)
+                 : texmem__fuse_plan(model, &rt->fusion, &rt->records, &rt->tensor_of,
+                                     &rt->n_records, &pd, &rt->plan, err);
+  if (rt->fusion) {
+    rt->stats.fused = rt->fusion->n_fused;
+    for (size_t k = 0; k < n_ops; k++)
+      rt->stats.late_fused += rt->fusion->head[k] == (int32_t)k && rt->fusion->task[k] > (int32_t)k;
+  }
   rt->stats.plan_us = now_us() - t0;
   if (st) return fail(rt, st);
 

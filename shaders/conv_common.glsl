@@ -5,7 +5,8 @@
 // element-wise operator that followed the convolution in the model
 // (runtime/kernels_conv_fuse.c): TM_FUSE_UNARY (tm_unary kind TM_FUSE_OP),
 // TM_FUSE_IMAGE (tm_binary mode TM_FUSE_OP with the image `e`, same shape
-// as the output) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
+// as the output; with TM_FUSE_PAD the input of a PAD that made it, fewer
+// channels, zeros read past them) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
 // by fbc from dims fdim as op_binary.comp reads its constant).
 // TM_FUSE_SWAP: the convolution's output was the operator's second
 // operand; TM_FUSE_TANH: the operator's own activation ends in tanh. A
@@ -24,6 +25,9 @@ uniform highp int batch; // z = batch * slices + slice; 0 = 1
 uniform highp int fchannels; // output channels
 uniform highp vec4 fact;     // the fused operator's own activation
 uniform highp float falpha; // LEAKY_RELU's alpha
+#endif
+#ifdef TM_FUSE_PAD
+uniform highp int fslices; // the slices of e, a PAD's input (zeros past them)
 #endif
 #ifdef TM_FUSE_CONST
 uniform highp ivec4 fdim; // the constant's (w, h, slices, 0)
@@ -79,7 +83,11 @@ highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
 #if defined(TM_FUSE_UNARY)
   v = tm_unary(TM_FUSE_OP, v, falpha);
 #else
-#if defined(TM_FUSE_IMAGE)
+#if defined(TM_FUSE_IMAGE) && defined(TM_FUSE_PAD)
+  // e is a PAD's input, the PAD adding zero channels after its own.
+  highp int ob = p.z / ((fchannels + 3) >> 2);
+  highp vec4 o = zs < fslices ? e_read(ivec3(p.xy, ob * fslices + zs)) : vec4(0.0);
+#elif defined(TM_FUSE_IMAGE)
   highp vec4 o = e_read(p);
 #else
   highp vec4 o = f_at(conv_const_index(p, zs, fdim, fbc));

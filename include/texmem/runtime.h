@@ -68,7 +68,8 @@ typedef struct texmem_runtime_desc {
                                  a dispatch; leave off for latency figures */
   texmem_kernels kernels;     /* 1x1 convolutions; default AUTO */
   bool unfused;               /* one dispatch per operator: no element-wise
-                                 operator (or two in a row) fused into the
+                                 operator (or two in a row, or a channel
+                                 PAD) fused into the
                                  convolution before it (outputs are
                                  bit-identical either way; fusion saves
                                  dispatches and the planned outputs between
@@ -147,10 +148,16 @@ typedef struct texmem_runtime_stats {
    * readings came from different sources. */
   texmem_gl_memory_source driver_source;
   int64_t driver_before_bytes, driver_after_bytes;
-  size_t fused;                          /* element-wise operators run inside
-                                            the convolution before them (each
-                                            one dispatch and one planned
-                                            tensor fewer) */
+  size_t fused;                          /* operators run inside the dispatch
+                                            of a convolution before them:
+                                            element-wise ones and channel
+                                            PADs folded into a fused read
+                                            (each one dispatch and one
+                                            planned tensor fewer) */
+  size_t late_fused;                     /* fused dispatches run in their
+                                            first element-wise operator's
+                                            task, its tensor operand being
+                                            computed after the convolution */
   size_t dispatches;                     /* GL dispatches of one run */
   bool tiled;                            /* 1x1 convolutions run TILED */
 } texmem_runtime_stats;
@@ -210,9 +217,11 @@ TEXMEM_API texmem_status texmem_runtime_get_profile(texmem_runtime *rt,
 TEXMEM_API const texmem_plan *texmem_runtime_plan(const texmem_runtime *rt);
 /* The records the plan was made for (borrowed; *n of them): the model's
  * (texmem_model_records, 3 dims, the run's precision) less the outputs of
- * fused convolutions (and of first fused operators a second one follows),
- * each last fused operator's output living from its convolution's task
- * on. NULL with *n = 0 for a NULL runtime. */
+ * fused convolutions (and of first fused operators a second one follows,
+ * and of folded PADs), each last fused operator's output living from its
+ * dispatch's task on (the convolution's, or the first fused operator's
+ * when the dispatch runs late), and what a dispatch reads living until
+ * its task. NULL with *n = 0 for a NULL runtime. */
 TEXMEM_API const texmem_record *texmem_runtime_records(const texmem_runtime *rt, size_t *n);
 
 #ifdef __cplusplus
