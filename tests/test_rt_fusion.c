@@ -7,9 +7,10 @@
  * counters) and plans one tensor fewer per fused operator, its plan valid
  * for its records; fp32 outputs are close to the CPU reference. Operators
  * that must not fuse (the convolution's output read twice or a graph
- * output, an operand computed after the convolution, the convolution's own
- * input as operand, a broadcast tensor operand; for a second operator a
- * tensor operand) stay apart. */
+ * output, the convolution's own input as operand, a broadcast tensor
+ * operand; for a second operator a tensor operand) stay apart. An operand
+ * computed after the convolution moves the dispatch to the operator's
+ * task; a channel PAD making the operand is folded into the read. */
 #include "rt_support.h"
 #include "texmem/mobilenet.h"
 
@@ -102,9 +103,10 @@ static run_result run(texmem_gl_context *ctx, const texmem_model *m, const texme
 }
 
 /* Fused against unfused in fp32 and fp16 (naive and BEST plans, portable
- * and tiled 1x1 kernels): identical outputs, `fused` operators, that many
- * dispatches and planned tensors fewer. */
-static void check_fused(const texmem_model *m, size_t fused, const char *what) {
+ * and tiled 1x1 kernels): identical outputs, `fused` operators (`late` of
+ * the dispatches run late), that many dispatches and planned tensors
+ * fewer. */
+static void check_fused_late(const texmem_model *m, size_t fused, size_t late, const char *what) {
   texmem_gl_context *ctx = tg_context();
   size_t n_in;
   float **in = rt_inputs(m, 5, &n_in);
@@ -123,7 +125,10 @@ static void check_fused(const texmem_model *m, size_t fused, const char *what) {
     run_result a = run(ctx, m, &d, in), u = run(ctx, m, &du, in);
     rt_assert_identical(&u.out, &a.out, label);
     cr_assert_eq(a.stats.fused, fused, "%s: %zu fused, expected %zu", label, a.stats.fused, fused);
+    cr_assert_eq(a.stats.late_fused, late, "%s: %zu dispatches late, expected %zu", label,
+                 a.stats.late_fused, late);
     cr_assert_eq(u.stats.fused, 0);
+    cr_assert_eq(u.stats.late_fused, 0);
     cr_assert_eq(a.dispatches + fused, u.dispatches, "%s: %llu dispatches fused, %llu unfused",
                  label, (unsigned long long)a.dispatches, (unsigned long long)u.dispatches);
     cr_assert_eq(a.stats.dispatches + fused, u.stats.dispatches);
@@ -138,6 +143,10 @@ static void check_fused(const texmem_model *m, size_t fused, const char *what) {
   texmem_gl_context_destroy(ctx);
 }
 
+static void check_fused(const texmem_model *m, size_t fused, const char *what) {
+  check_fused_late(m, fused, 0, what);
+}
+
 /* A graph input of shape (batch, h, w, c) as a planned tensor. */
 static int32_t input(rt_mb *b, int32_t batch, int32_t h, int32_t w, int32_t c) {
   int32_t s[4] = {batch, h, w, c};
@@ -148,11 +157,29 @@ static int32_t input(rt_mb *b, int32_t batch, int32_t h, int32_t w, int32_t c) {
  * fused pair ending in y, that copy joins the pair as a second operator. */
 #define COPY 1
 
-static void finish(rt_mb *b, int32_t y, size_t fused, const char *what) {
+static void finish_late(rt_mb *b, int32_t y, size_t fused, size_t late, const char *what) {
   rt_mb_output(b, y);
   TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
-  check_fused(b->m, fused, what);
+  check_fused_late(b->m, fused, late, what);
   texmem_model_destroy(b->m);
+}
+
+static void finish(rt_mb *b, int32_t y, size_t fused, const char *what) {
+  finish_late(b, y, fused, 0, what);
+}
+
+/* PAD of x with `after` zero channels after its own (or, spatial, rows
+ * after its last). */
+static int32_t pad(rt_mb *b, int32_t x, int32_t after, bool spatial) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t shape[4] = {(int32_t)t->b, (int32_t)t->h, (int32_t)t->w, (int32_t)t->c};
+  shape[spatial ? 1 : 3] += after;
+  int32_t y = rt_mb_tensor(b, 4, shape);
+  texmem_op_options o = texmem_op_options_default();
+  o.pad_rank = 4;
+  o.pad[spatial ? 1 : 3][1] = after;
+  rt_mb_op(b, TEXMEM_OP_PAD, &x, 1, y, &o);
+  return y;
 }
 
 TestSuite(rt_fusion, .timeout = 600);
@@ -316,6 +343,75 @@ Test(rt_fusion, second_operator_not_fused) {
   }
 }
 
+/* An operand computed after the convolution: the dispatch runs at the
+ * ADD's task (the convolution's input lives until then), its second
+ * operator with it. */
+Test(rt_fusion, late_operand) {
+  {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 4, 4, 4);
+    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+    int32_t r = input(&b, 1, 4, 4, 4);
+    finish_late(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), 1 + COPY, 1,
+                "t + later");
+  }
+  {
+    rt_mb b = rt_mb_new(); /* BlazePalm: a max-pooled shortcut after the block */
+    int32_t x = input(&b, 1, 8, 6, 8);
+    int32_t d = conv(&b, x, 3, 2, 0, 1, TEXMEM_ACT_NONE);
+    int32_t t = conv(&b, d, 1, 1, 8, 0, TEXMEM_ACT_NONE);
+    texmem_op_options o = texmem_op_options_default();
+    o.stride_w = o.stride_h = o.filter_w = o.filter_h = 2;
+    o.padding = TEXMEM_PADDING_VALID;
+    int32_t ms[4] = {1, 4, 3, 8}, mp = rt_mb_tensor(&b, 4, ms);
+    rt_mb_op(&b, TEXMEM_OP_MAX_POOL_2D, &x, 1, mp, &o);
+    int32_t a = ew(&b, TEXMEM_OP_ADD, mp, t, false, TEXMEM_ACT_NONE);
+    finish_late(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE), 2, 1,
+                "relu(maxpool + 1x1(dw s2))");
+  }
+  {
+    rt_mb b = rt_mb_new(); /* an ADD of two convolutions goes to the later one */
+    int32_t x = input(&b, 1, 4, 5, 4), y = input(&b, 1, 4, 5, 4);
+    int32_t t1 = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
+    int32_t t2 = conv(&b, y, 3, 1, 8, 0, TEXMEM_ACT_NONE);
+    finish(&b, ew(&b, TEXMEM_OP_ADD, t1, t2, false, TEXMEM_ACT_NONE), 1 + COPY, "1x1 + 3x3");
+  }
+}
+
+/* A shortcut zero-padded to more channels (BlazeFace's blocks) is read
+ * from the PAD's input, the PAD never run: channels multiple of 4 or not,
+ * batch 2, the PAD before the convolution or after it (late). */
+Test(rt_fusion, channel_pad_folded) {
+  static const int32_t cin[] = {8, 6, 5}, extra[] = {8, 6, 3}, batch[] = {1, 2, 1};
+  for (int i = 0; i < 3; i++) {
+    for (int late = 0; late < 2; late++) {
+      rt_mb b = rt_mb_new();
+      int32_t x = input(&b, batch[i], 5, 6, 4), s = -1, p = -1;
+      if (!late) s = input(&b, batch[i], 5, 6, cin[i]), p = pad(&b, s, extra[i], false);
+      int32_t d = conv(&b, x, 3, 1, 0, 1, TEXMEM_ACT_NONE);
+      int32_t t = conv(&b, d, 1, 1, cin[i] + extra[i], 0, TEXMEM_ACT_NONE);
+      if (late) s = input(&b, batch[i], 5, 6, cin[i]), p = pad(&b, s, extra[i], false);
+      int32_t a = ew(&b, TEXMEM_OP_ADD, p, t, false, TEXMEM_ACT_NONE);
+      char what[80];
+      snprintf(what, sizeof what, "relu(pad(%d + %d ch, batch %d) + 1x1)%s", cin[i], extra[i],
+               batch[i], late ? " late" : "");
+      finish_late(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE), 3, (size_t)late,
+                  what);
+    }
+  }
+}
+
+/* PADs that are not zeros after the channels run as they are; the ADD
+ * still fuses (late: the PAD runs after the convolution). */
+Test(rt_fusion, other_pads_not_folded) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 5, 6, 4);
+  int32_t t = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
+  int32_t s = input(&b, 1, 3, 6, 8), p = pad(&b, s, 2, true);
+  int32_t a = ew(&b, TEXMEM_OP_ADD, p, t, false, TEXMEM_ACT_NONE);
+  finish_late(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE), 2, 1, "rows pad");
+}
+
 /* What must not fuse: each graph has none. */
 Test(rt_fusion, not_fused) {
   {
@@ -323,13 +419,6 @@ Test(rt_fusion, not_fused) {
     int32_t x = input(&b, 1, 4, 4, 4);
     int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
     finish(&b, ew(&b, TEXMEM_OP_MUL, t, t, false, TEXMEM_ACT_NONE), 0, "t * t");
-  }
-  {
-    rt_mb b = rt_mb_new(); /* operand computed after the convolution */
-    int32_t x = input(&b, 1, 4, 4, 4);
-    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
-    int32_t r = input(&b, 1, 4, 4, 4);
-    finish(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), 0, "t + later");
   }
   {
     rt_mb b = rt_mb_new(); /* the convolution's input as operand */
@@ -363,12 +452,16 @@ Test(rt_fusion, mobilenet_v2) {
 /* The runtime's records against the model's: the convolution's output
  * and, with a second operator (`second`: the output copy, an ADD of zero),
  * the first one's are gone; the last fused operator's output starts at
- * the convolution, and the residual, read there, ends there. */
-static void check_fused_records(bool second) {
+ * the dispatch's task, and the residual, read there, ends there. The
+ * task is the convolution's, or (`late`: the residual made after the
+ * convolution) the ADD's, and the convolution's input then lives until
+ * it. */
+static void check_fused_records(bool second, bool late) {
   rt_mb b = rt_mb_new();
-  int32_t x = input(&b, 1, 4, 5, 4), r = input(&b, 1, 4, 5, 8);
+  int32_t x = input(&b, 1, 4, 5, 4), r = late ? -1 : input(&b, 1, 4, 5, 8);
   int32_t t = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
-  size_t conv_op = texmem_model_op_count(b.m) - 1;
+  if (late) r = input(&b, 1, 4, 5, 8);
+  size_t task = texmem_model_op_count(b.m) - (late ? 0 : 1);
   int32_t e = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE), last = e;
   if (second) {
     rt_mb_output(&b, e);
@@ -387,6 +480,7 @@ static void check_fused_records(bool second) {
   texmem_runtime_stats st;
   texmem_runtime_get_stats(rt, &st);
   cr_assert_eq(st.fused, second ? 2u : 1u);
+  cr_assert_eq(st.late_fused, late ? 1u : 0u);
   size_t nr = 0;
   const texmem_record *got = texmem_runtime_records(rt, &nr);
   cr_assert_eq(nr, n - st.fused);
@@ -394,8 +488,8 @@ static void check_fused_records(bool second) {
   for (size_t i = 0; i < n; i++) {
     if (of[i] == t || (second && of[i] == e)) continue;
     texmem_record want = rec[i];
-    if (of[i] == last) want.first_task = conv_op;
-    if (of[i] == r) want.last_task = conv_op;
+    if (of[i] == last) want.first_task = task;
+    if (of[i] == r || of[i] == x) want.last_task = task;
     cr_assert_eq(got[j].first_task, want.first_task, "record %zu", j);
     cr_assert_eq(got[j].last_task, want.last_task, "record %zu", j);
     cr_assert_eq(memcmp(got[j].dims, want.dims, sizeof want.dims), 0);
@@ -413,8 +507,10 @@ static void check_fused_records(bool second) {
 }
 
 Test(rt_fusion, records_drop_the_fused_outputs) {
-  check_fused_records(false);
-  check_fused_records(true);
+  for (int late = 0; late < 2; late++) {
+    check_fused_records(false, late);
+    check_fused_records(true, late);
+  }
 }
 
 /* An unknown kernels value is refused by name. */
