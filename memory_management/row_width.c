@@ -17,7 +17,8 @@
  * test_plan_arena pins the rule at its boundary for both layouts.
  *
  * The cost of a width is its greedy_by_size plan in texels (objects: the
- * sum of object sizes; arena: the arena size), or, above
+ * sum of object sizes; arena: the smaller arena of greedy_by_size and
+ * greedy_by_breadth), or, above
  * TEXMEM__ROW_PROBE_MAX tensors, the texels of every tensor rounded up to
  * whole rows (linear time per width). Calls the greedy_by_size strategies
  * and problem.c. */
@@ -41,6 +42,12 @@ static texmem_status probe(const texmem__problem *rows, bool arena, uint64_t *co
     uint64_t bound = 0;
     st = texmem__offsets_greedy_by_size(rows, off, &opt, &bound, err);
     if (!st) *cost = texmem__offsets_total_sat(rows, off);
+    /* By size alone misjudges some widths (a fused BlazeFace: 26% over
+     * max_live at every width, where by breadth meets it at most). */
+    if (!st && !(st = texmem__offsets_greedy_by_breadth(rows, off, &opt, &bound, err))) {
+      uint64_t c = texmem__offsets_total_sat(rows, off);
+      if (c < *cost) *cost = c;
+    }
     free(off);
   } else {
     size_t *of = calloc(m, sizeof *of), k = 0;

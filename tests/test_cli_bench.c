@@ -136,7 +136,7 @@ Test(cli_bench, builtin_report_text) {
   cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "buffer (1 SSBO)"), "%s", r.out);
-  cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto); 10 element-wise operators fused"),
+  cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto); 10 operators fused into convolutions (0 dispatches run late)"),
                      "MobileNet's 10 residual ADDs: %s", r.out);
   tt_run_free(&r);
 }
@@ -197,9 +197,10 @@ Test(cli_bench, kernels_forced_and_unfused) {
     char want[64];
     snprintf(want, sizeof want, "\"kernels\": \"%s\"", kernels[k]);
     cr_expect_not_null(strstr(r.out, want), "%s", r.out);
-    double fused = json_num(r.out, NULL, "fused");
-    if (k) cr_expect_eq(fused, 0, "--unfused: %s", r.out);
+    double fused = json_num(r.out, NULL, "fused"), late = json_num(r.out, NULL, "late_fused");
+    if (k) cr_expect_eq(fused + late, 0, "--unfused: %s", r.out);
     else cr_expect_gt(fused, 0, "%s", r.out);
+    cr_expect_leq(late, fused, "%s", r.out);
     tt_run_free(&r);
   }
   tt_run r = tt_texmem("bench", model, "--kernels", "fast", NULL);

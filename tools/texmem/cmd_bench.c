@@ -68,8 +68,8 @@ static void usage(FILE *f) {
           "  --precision P      fp16 | fp32 (default fp16)\n"
           "  --kernels K        auto | portable | tiled: the 1x1 convolution kernel\n"
           "                     (default auto: tiled on a GPU, portable on a CPU renderer)\n"
-          "  --unfused          one dispatch per operator (no element-wise operator run\n"
-          "                     inside the convolution before it)\n"
+          "  --unfused          one dispatch per operator (no element-wise operator or\n"
+          "                     channel PAD run inside a convolution's dispatch)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
           "  --plan-only        print the memory tables only, run nothing (any model)\n"
           "  --profile          time every dispatch on the GPU (timer queries), summed per\n"
@@ -515,10 +515,10 @@ static void print_report(const bench *b, uint64_t peak_rss) {
            o->precision == TEXMEM_PRECISION_FP32 ? "fp32 (comparable)" : "fp16",
            o->precision == TEXMEM_PRECISION_FP32 ? "" : " (use --precision fp32 to compare)");
   printf("planning:     %.1f us   pool creation: %.3f ms\n", ps->plan_us, ps->pool_create_ms);
-  printf("kernels:      %s 1x1 convolutions%s; %zu element-wise operators fused into "
-         "convolutions\n",
+  printf("kernels:      %s 1x1 convolutions%s; %zu operators fused into convolutions "
+         "(%zu dispatches run late)\n",
          ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
-         ps->fused);
+         ps->fused, ps->late_fused);
   printf("latency:      median of %u runs (after a warm-up, interleaved): naive %.3f ms, "
          "planned %.3f ms, planned / naive = %.3f\n",
          o->runs, b->lat_naive, lat_chosen(b),
@@ -552,8 +552,8 @@ static void print_json(const bench *b, uint64_t peak_rss) {
          ns->texture_bytes, ps->texture_bytes, b->lower_bound, b->max_live);
   printf("  \"weights_bytes\": %" PRIu64 ",\n  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n",
          ps->weights_bytes, ps->plan_us, ps->pool_create_ms);
-  printf("  \"kernels\": \"%s\",\n  \"fused\": %zu,\n", ps->tiled ? "tiled" : "portable",
-         ps->fused);
+  printf("  \"kernels\": \"%s\",\n  \"fused\": %zu,\n  \"late_fused\": %zu,\n",
+         ps->tiled ? "tiled" : "portable", ps->fused, ps->late_fused);
   printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
