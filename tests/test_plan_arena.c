@@ -314,3 +314,26 @@ Test(plan_arena, row_width_within_half_a_percent_for_both_layouts) {
     }
   }
 }
+
+/* The width's cost is probed with greedy_by_size and greedy_by_breadth:
+ * on face_detection_short_range's fused records by size alone is 26% over
+ * max_live at every width (so the widest, 16384, won, and no strategy
+ * could do better there); by breadth meets max_live from 4096 down, and
+ * the best plan then does. */
+Test(plan_arena, row_width_probed_by_breadth_too) {
+  texmem_records *r = tt_load_records("face_detection_short_range.fused.3d.txt");
+  const texmem_record *rec = texmem_records_data(r);
+  size_t n = texmem_records_count(r);
+  texmem_bounds b;
+  cr_assert_eq(texmem_lower_bounds(rec, n, 3, &b, NULL), TEXMEM_STATUS_OK);
+  texmem_plan_desc d = {.kind = TEXMEM_PLAN_OFFSETS, .strategy = TEXMEM_STRATEGY_BEST,
+                        .layout = TEXMEM_LAYOUT_LINEAR, .max_dims = {16384, 16384, 0}};
+  texmem_plan *p = tt_plan(rec, n, 3, d);
+  check_layout(rec, n, p);
+  cr_assert_eq(texmem_plan_total(p), b.max_live, "arena %llu texels (W %llu), max_live %llu",
+               (unsigned long long)texmem_plan_total(p),
+               (unsigned long long)texmem_plan_linear_width(p), (unsigned long long)b.max_live);
+  cr_assert_leq(texmem_plan_linear_width(p), 4096);
+  texmem_plan_destroy(p);
+  texmem_records_destroy(r);
+}
