@@ -2,7 +2,7 @@
  * CONV_2D or DEPTHWISE_CONV_2D whose output only that operator reads
  * (unary RELU, RELU6, LOGISTIC, HARD_SWISH, TANH, LEAKY_RELU; binary ADD,
  * MUL, SUB, DIV, MAXIMUM, MINIMUM, PRELU with a constant or with a tensor
- * of the same shape computed before the convolution) runs as one
+ * of the same shape) runs as one
  * dispatch, and the convolution's output is never stored or planned. A
  * second operator reading only that operator's output (unary, or binary
  * with a constant: the PRELU or RELU after a residual ADD) joins the same
