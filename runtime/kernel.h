@@ -66,6 +66,9 @@ typedef struct texmem__kernel {
   /* In: a PAD (zeros after the channels) making `fused`'s tensor operand:
    * the kernel reads the PAD's input instead (NULL: none). */
   const texmem_op *fused_pad;
+  /* In: a MAX_POOL_2D making that operand, or the PAD's input: the kernel
+   * reads the pool's input and takes the window's maximum (NULL: none). */
+  const texmem_op *fused_pool;
   /* Set by the runtime: the operator whose kernel this is (a late fused
    * dispatch runs in a later operator's task). */
   size_t op;
@@ -132,6 +135,10 @@ void texmem__ew_align_bhwc(const texmem_tensor *t, unsigned r, int32_t s[4]);
 texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
                                       const texmem_tensor *t, const int32_t s[4],
                                       texmem_gl_buffer *buf, texmem_error *err);
+
+/* The padding before a pool's window (left, top) on input x, as TFLite
+ * places it (kernels_pool.c). */
+void texmem__pool_pads(const texmem_op *op, const texmem_tensor *x, int32_t *px, int32_t *py);
 
 /* A PAD's zeros added before and after each BHWC component of its input
  * (rank r as written), from its options or its int32 constant input

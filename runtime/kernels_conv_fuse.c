@@ -84,27 +84,56 @@ static int32_t foldable_pad(const texmem_model *m, int32_t o, const int32_t *rea
   return ot->producer;
 }
 
+/* The MAX_POOL_2D making tensor o when it folds into a fused read (see
+ * kernels_conv_fuse.h): no activation, a window of at most 16 texels, o an
+ * intermediate read by one operator, the pool's input a float rank-4
+ * tensor of o's batch and channels; -1 otherwise. */
+static int32_t foldable_pool(const texmem_model *m, int32_t o, const int32_t *reader) {
+  const texmem_tensor *ot = tensor_at(m, o);
+  if (!ot || ot->producer < 0 || reader[o] < 0 || !(ot->flags & TEXMEM_TENSOR_INTERMEDIATE))
+    return -1;
+  const texmem_op *p = texmem_model_op(m, (size_t)ot->producer);
+  const texmem_op_options *po = &p->options;
+  if (p->type != TEXMEM_OP_MAX_POOL_2D || p->n_outputs != 1 || p->n_inputs != 1 ||
+      po->activation != TEXMEM_ACT_NONE || po->filter_w < 1 || po->filter_h < 1 ||
+      po->filter_w * po->filter_h > 16 || po->stride_w < 1 || po->stride_h < 1)
+    return -1;
+  const texmem_tensor *x = tensor_at(m, p->inputs[0]);
+  if (!x || !is_float(x) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
+      x->b != ot->b || x->c != ot->c)
+    return -1;
+  return ot->producer;
+}
+
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, which is read as it is or, where *pad is set (and
  * `fold` allows), from the PAD making it. Not the convolution's own input (one dispatch binds a
  * texture once). *late: what is read is computed after k. */
 static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const int32_t *reader,
-                    bool fold, int32_t *pad, bool *late) {
+                    unsigned allow, int32_t *pad, int32_t *pool, bool *late) {
   const texmem_op *c = texmem_model_op(m, k);
   const texmem_tensor *tt = tensor_at(m, t);
   int32_t oi;
-  *pad = -1;
+  *pad = *pool = -1;
   *late = false;
   if (!tt || tt->rank != 4 || !elementwise_on(m, texmem_model_op(m, k2), t, &oi)) return false;
   if (oi < 0) return true;
   const texmem_tensor *o = tensor_at(m, oi);
   if (o->flags & TEXMEM_TENSOR_CONSTANT) return constant_fits(o, tt);
   if (!is_float(o) || o->rank != 4 || !same_bhwc(o, tt)) return false;
-  int32_t q = fold ? foldable_pad(m, oi, reader) : -1;
+  /* What the dispatch reads: the operand, or a folded PAD's input, or a
+   * folded pool's input; never the convolution's own input. */
+  int32_t q = allow & TEXMEM__FUSE_PAD ? foldable_pad(m, oi, reader) : -1;
   int32_t src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
   if (q >= 0 && src != c->inputs[0]) {
     *pad = q;
+    oi = src;
+  }
+  q = allow & TEXMEM__FUSE_POOL ? foldable_pool(m, oi, reader) : -1;
+  src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
+  if (q >= 0 && src != c->inputs[0]) {
+    *pool = q;
     oi = src;
   }
   *late = tensor_at(m, oi)->producer > (int32_t)k;
@@ -147,7 +176,7 @@ void texmem__fusion_destroy(texmem__fusion *f) {
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
-  int32_t *v = malloc(5 * n_ops * sizeof *v);
+  int32_t *v = malloc(6 * n_ops * sizeof *v);
   if (!f || !v) {
     free(f);
     free(v);
@@ -159,33 +188,37 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->first = v + 2 * n_ops;
   f->second = v + 3 * n_ops;
   f->pad = v + 4 * n_ops;
+  f->pool = v + 5 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
-    f->head[k] = f->first[k] = f->second[k] = f->pad[k] = -1;
+    f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = -1;
     f->task[k] = (int32_t)k;
   }
   return f;
 }
 
 /* Convolution k's fused operators (first k2), and where they run. */
-static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
-                       size_t k2, int32_t pad, bool late) {
-  int32_t task = late ? (int32_t)k2 : (int32_t)k;
-  f->head[k] = f->head[k2] = (int32_t)k;
-  f->first[k] = (int32_t)k2;
-  f->task[k] = f->task[k2] = task;
+/* Operator j joins convolution k's dispatch at `task`. */
+static void join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
+  f->head[j] = (int32_t)k;
+  f->task[j] = task;
   f->n_fused++;
-  if (pad >= 0) {
-    f->pad[k] = pad;
-    f->head[pad] = (int32_t)k;
-    f->task[pad] = task;
-    f->n_fused++;
-  }
+}
+
+static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
+                       size_t k2, int32_t pad, int32_t pool, bool late) {
+  int32_t task = late ? (int32_t)k2 : (int32_t)k;
+  f->head[k] = (int32_t)k;
+  f->task[k] = task;
+  f->first[k] = (int32_t)k2;
+  join(f, k, (int32_t)k2, task);
+  f->pad[k] = pad;
+  if (pad >= 0) join(f, k, pad, task);
+  f->pool[k] = pool;
+  if (pool >= 0) join(f, k, pool, task);
   int32_t t2 = texmem_model_op(m, k2)->outputs[0];
   if (reader[t2] <= (int32_t)k2 || !fusable_second(m, (size_t)reader[t2], t2)) return;
   f->second[k] = reader[t2];
-  f->head[reader[t2]] = (int32_t)k;
-  f->task[reader[t2]] = task;
-  f->n_fused++;
+  join(f, k, reader[t2], task);
 }
 
 texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__fusion **out,
@@ -210,17 +243,16 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
       if ((op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
           op->n_outputs != 1 || f->head[k] != -1)
         continue;
-      int32_t t = op->outputs[0], pad;
+      int32_t t = op->outputs[0], pad, pool;
       bool at_k2;
       const texmem_tensor *tt = tensor_at(m, t);
       if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k ||
           f->head[reader[t]] != -1)
         continue;
       size_t k2 = (size_t)reader[t];
-      if (!fusable(m, k, k2, t, reader, (allow & TEXMEM__FUSE_PAD) != 0, &pad, &at_k2) ||
-          at_k2 != (late != 0))
+      if (!fusable(m, k, k2, t, reader, allow, &pad, &pool, &at_k2) || at_k2 != (late != 0))
         continue;
-      fuse_group(m, f, reader, k, k2, pad, at_k2);
+      fuse_group(m, f, reader, k, k2, pad, pool, at_k2);
     }
   free(reader);
   *out = f;
@@ -232,11 +264,12 @@ static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
 
 /* Whether tensor `of`, made by operator p, is never stored: a fused
  * convolution's output, a first fused operator's with a second after it,
- * a folded PAD's. */
+ * a folded PAD's or pool's. */
 static bool unstored(const texmem__fusion *f, int32_t p) {
   if (p < 0 || f->head[p] < 0) return false;
   int32_t c = f->head[p];
-  return (p == c) || (p == f->first[c] && f->second[c] >= 0) || p == f->pad[c];
+  return (p == c) || (p == f->first[c] && f->second[c] >= 0) || p == f->pad[c] ||
+         p == f->pool[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
@@ -309,7 +342,7 @@ typedef struct fuse_try {
 } fuse_try;
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
-  return a->n_fused == b->n_fused && !memcmp(a->head, b->head, 5 * a->n_ops * sizeof *a->head);
+  return a->n_fused == b->n_fused && !memcmp(a->head, b->head, 6 * a->n_ops * sizeof *a->head);
 }
 
 static void try_free(fuse_try *t) {
@@ -328,12 +361,15 @@ texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
   *fusion = NULL;
   /* The most the fusion may do first; a try that fuses nothing, or what
    * the one before it fused, is skipped. */
-  static const unsigned levels[3] = {TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD, TEXMEM__FUSE_PAD, 0};
-  fuse_try tries[3] = {{0}};
+  enum { LEVELS = 4 };
+  static const unsigned levels[LEVELS] = {
+      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL,
+      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD, TEXMEM__FUSE_PAD, 0};
+  fuse_try tries[LEVELS] = {{0}};
   texmem_bounds b;
   texmem_status st = texmem_lower_bounds(*rec, *n, 3, &b, err);
-  size_t done = 0, kept = 3;
-  for (int l = 0; l < 3 && !st && kept == 3; l++) {
+  size_t done = 0, kept = LEVELS;
+  for (int l = 0; l < LEVELS && !st && kept == LEVELS; l++) {
     fuse_try *t = &tries[done];
     st = texmem__fuse_find(m, levels[l], &t->f, err);
     if (st || !t->f || !t->f->n_fused || (done && same_fusion(t->f, tries[done - 1].f))) {
@@ -345,12 +381,12 @@ texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
     if (!st && texmem_plan_total(t->plan) <= b.max_live) kept = done - 1;
   }
   texmem_plan *up = NULL;
-  if (!st && kept == 3) {
+  if (!st && kept == LEVELS) {
     st = texmem_plan_create(*rec, *n, 3, pd, &up, err);
-    for (size_t i = 0; i < done && !st && kept == 3; i++)
+    for (size_t i = 0; i < done && !st && kept == LEVELS; i++)
       if (texmem_plan_total(tries[i].plan) <= texmem_plan_total(up)) kept = i;
   }
-  if (!st && kept < 3) {
+  if (!st && kept < LEVELS) {
     fuse_try *t = &tries[kept];
     free(*rec);
     free(*tensor_of);
@@ -365,7 +401,7 @@ texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
     up = NULL;
   }
   texmem_plan_destroy(up);
-  for (int i = 0; i < 3; i++) try_free(&tries[i]);
+  for (int i = 0; i < LEVELS; i++) try_free(&tries[i]);
   return st;
 }
 
@@ -435,8 +471,18 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
     if (stage == 0 && k->fused_pad) {
       /* The PAD's input, zeros past its slices. */
       oi = k->fused_pad->inputs[0];
-      snprintf(defs + len, cap - len, "#define TM_FUSE_PAD 1\n");
+      len += (size_t)snprintf(defs + len, cap - len, "#define TM_FUSE_PAD 1\n");
       texmem__kernel_int(k, "fslices", texmem__ku_slices(tensor_at(m, oi)->c));
+    }
+    if (stage == 0 && k->fused_pool) {
+      /* The pool's input, each window's maximum. */
+      const texmem_op_options *po = &k->fused_pool->options;
+      int32_t px, py;
+      oi = k->fused_pool->inputs[0];
+      texmem__pool_pads(k->fused_pool, tensor_at(m, oi), &px, &py);
+      snprintf(defs + len, cap - len, "#define TM_FUSE_POOL 1\n");
+      texmem__kernel_ivec4(k, "fpool", po->filter_w, po->filter_h, po->stride_w, po->stride_h);
+      texmem__kernel_ivec4(k, "fpoolpad", px, py, 0, 0);
     }
     k->inputs[(*n_in)++] = oi;
     return TEXMEM_STATUS_OK;

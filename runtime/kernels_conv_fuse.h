@@ -30,16 +30,19 @@
  * convolution's input then lives until there. A PAD folded in (zeros
  * after the channels only, its output read by the first operator alone)
  * is not run: the dispatch reads the PAD's input and takes zeros past its
- * channels. */
+ * channels. Likewise pool, a MAX_POOL_2D (no activation, a window of at
+ * most 16 texels) making that operand or the folded PAD's input: the
+ * dispatch reads the pool's input and takes each window's maximum, which
+ * is one of the stored values, so the outputs stay bit for bit. */
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */
-  int32_t *head, *task, *first, *second, *pad;
+  int32_t *head, *task, *first, *second, *pad, *pool;
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs. */
-enum { TEXMEM__FUSE_LATE = 1, TEXMEM__FUSE_PAD = 2 };
+enum { TEXMEM__FUSE_LATE = 1, TEXMEM__FUSE_PAD = 2, TEXMEM__FUSE_POOL = 4 };
 
 /* The fusion of m's operators into convolutions, as `allow` (a set of
  * TEXMEM__FUSE_*) lets it. *out is owned by the caller
@@ -59,9 +62,9 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
                                    texmem_error *err);
 
 /* Plans with pd: on entry *rec, *tensor_of (*n of them) are the model's
- * records. Tries the fusion with late dispatches and folded PADs, then
- * without late dispatches, then without either, and keeps the first whose
- * plan is no larger than the model's records allow at best
+ * records. Tries the fusion with late dispatches and folded PADs and
+ * pools, then without folded pools, then without late dispatches, then
+ * without folded PADs, and keeps the first whose plan is no larger than the model's records allow at best
  * (their max_live) or than the model's records' plan: fusion never takes
  * more memory (a fused operator's output lives beside its convolution's
  * input, which the unfused output could have replaced; a late dispatch

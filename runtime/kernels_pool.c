@@ -14,6 +14,14 @@ static int32_t pad_before(int32_t in, int32_t out, int32_t k, int32_t stride) {
   return total > 0 ? total / 2 : 0;
 }
 
+void texmem__pool_pads(const texmem_op *op, const texmem_tensor *x, int32_t *px, int32_t *py) {
+  const texmem_op_options *o = &op->options;
+  int32_t oh = out_size(o->padding, (int32_t)x->h, o->filter_h, o->stride_h);
+  int32_t ow = out_size(o->padding, (int32_t)x->w, o->filter_w, o->stride_w);
+  *px = pad_before((int32_t)x->w, ow, o->filter_w, o->stride_w);
+  *py = pad_before((int32_t)x->h, oh, o->filter_h, o->stride_h);
+}
+
 texmem_status texmem__kernel_pool(texmem__kernel_env *env, const texmem_model *model,
                                   const texmem_op *op, texmem__kernel *out, texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);

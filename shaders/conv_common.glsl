@@ -6,7 +6,8 @@
 // (runtime/kernels_conv_fuse.c): TM_FUSE_UNARY (tm_unary kind TM_FUSE_OP),
 // TM_FUSE_IMAGE (tm_binary mode TM_FUSE_OP with the image `e`, same shape
 // as the output; with TM_FUSE_PAD the input of a PAD that made it, fewer
-// channels, zeros read past them) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
+// channels, zeros read past them; with TM_FUSE_POOL the input of a
+// MAX_POOL that made it or the PAD's input, each window's maximum read) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
 // by fbc from dims fdim as op_binary.comp reads its constant).
 // TM_FUSE_SWAP: the convolution's output was the operator's second
 // operand; TM_FUSE_TANH: the operator's own activation ends in tanh. A
@@ -28,6 +29,10 @@ uniform highp float falpha; // LEAKY_RELU's alpha
 #endif
 #ifdef TM_FUSE_PAD
 uniform highp int fslices; // the slices of e, a PAD's input (zeros past them)
+#endif
+#ifdef TM_FUSE_POOL
+uniform highp ivec4 fpool;    // e is a MAX_POOL's input: filter w, h, stride w, h
+uniform highp ivec4 fpoolpad; // its padding before (left, top)
 #endif
 #ifdef TM_FUSE_CONST
 uniform highp ivec4 fdim; // the constant's (w, h, slices, 0)
@@ -62,6 +67,27 @@ highp ivec3 conv_source(highp int k, highp int total, highp int npix, highp int 
   return ivec3(ivec2(k % ow, k / ow) * stride, b * islices);
 }
 
+#ifdef TM_FUSE_IMAGE
+// The fused operator's tensor operand at pixel q, slice z of e: e's
+// texel, or with TM_FUSE_POOL the maximum over the folded MAX_POOL's
+// window, as op_pool.comp takes it (valid texels only, then its clamp;
+// the maximum is one of e's stored values, so no rounding follows).
+highp vec4 conv_operand(highp ivec2 q, highp int z) {
+#ifdef TM_FUSE_POOL
+  highp ivec3 is = e_shape();
+  highp int x0 = q.x * fpool.z - fpoolpad.x, y0 = q.y * fpool.w - fpoolpad.y;
+  highp int kx0 = max(-x0, 0), ky0 = max(-y0, 0);
+  highp int kx1 = min(fpool.x, is.x - x0), ky1 = min(fpool.y, is.y - y0);
+  highp vec4 mx = vec4(-3.402823466e38);
+  for (highp int ky = ky0; ky < ky1; ky++)
+    for (highp int kx = kx0; kx < kx1; kx++) mx = max(mx, e_read(ivec3(x0 + kx, y0 + ky, z)));
+  return clamp(mx, -3.402823466e38, 3.402823466e38);
+#else
+  return e_read(ivec3(q, z));
+#endif
+}
+#endif
+
 // A fused binary operator's arithmetic and its own activation, as
 // op_binary.comp does them: op(v, o), or op(o, v) when the convolution's
 // side was the second operand; then tanh, or a clamp (tm_activate without
@@ -84,11 +110,12 @@ highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
   v = tm_unary(TM_FUSE_OP, v, falpha);
 #else
 #if defined(TM_FUSE_IMAGE) && defined(TM_FUSE_PAD)
-  // e is a PAD's input, the PAD adding zero channels after its own.
+  // e is a PAD's input (or its pool's), the PAD adding zero channels after
+  // its own.
   highp int ob = p.z / ((fchannels + 3) >> 2);
-  highp vec4 o = zs < fslices ? e_read(ivec3(p.xy, ob * fslices + zs)) : vec4(0.0);
+  highp vec4 o = zs < fslices ? conv_operand(p.xy, ob * fslices + zs) : vec4(0.0);
 #elif defined(TM_FUSE_IMAGE)
-  highp vec4 o = e_read(p);
+  highp vec4 o = conv_operand(p.xy, p.z);
 #else
   highp vec4 o = f_at(conv_const_index(p, zs, fdim, fbc));
   if (fbc.z != 0) o = o.xxxx;

@@ -10,7 +10,8 @@
  * output, the convolution's own input as operand, a broadcast tensor
  * operand; for a second operator a tensor operand) stay apart. An operand
  * computed after the convolution moves the dispatch to the operator's
- * task; a channel PAD making the operand is folded into the read. */
+ * task; a channel PAD or a MAX_POOL_2D making the operand is folded into
+ * the read. */
 #include "rt_support.h"
 #include "texmem/mobilenet.h"
 
@@ -28,6 +29,25 @@ static int32_t constant(rt_mb *b, unsigned rank, const int32_t *shape, float lo,
                                   n * sizeof *v, &t, &tg_err_));
   free(v);
   return t;
+}
+
+/* MAX_POOL_2D of x, k x k window, stride s. */
+static int32_t max_pool(rt_mb *b, int32_t x, int32_t k, int32_t s, texmem_padding padding,
+                        texmem_activation act) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t h = (int32_t)t->h, w = (int32_t)t->w;
+  int32_t shape[4] = {(int32_t)t->b,
+                      padding == TEXMEM_PADDING_SAME ? (h + s - 1) / s : (h - k) / s + 1,
+                      padding == TEXMEM_PADDING_SAME ? (w + s - 1) / s : (w - k) / s + 1,
+                      (int32_t)t->c};
+  int32_t y = rt_mb_tensor(b, 4, shape);
+  texmem_op_options o = texmem_op_options_default();
+  o.stride_w = o.stride_h = s;
+  o.filter_w = o.filter_h = k;
+  o.padding = padding;
+  o.activation = act;
+  rt_mb_op(b, TEXMEM_OP_MAX_POOL_2D, &x, 1, y, &o);
+  return y;
 }
 
 /* A convolution of x (CONV_2D k x k, or DEPTHWISE_CONV_2D with multiplier
@@ -356,18 +376,14 @@ Test(rt_fusion, late_operand) {
                 "t + later");
   }
   {
-    rt_mb b = rt_mb_new(); /* BlazePalm: a max-pooled shortcut after the block */
+    rt_mb b = rt_mb_new(); /* a max pool with an activation is not folded */
     int32_t x = input(&b, 1, 8, 6, 8);
     int32_t d = conv(&b, x, 3, 2, 0, 1, TEXMEM_ACT_NONE);
     int32_t t = conv(&b, d, 1, 1, 8, 0, TEXMEM_ACT_NONE);
-    texmem_op_options o = texmem_op_options_default();
-    o.stride_w = o.stride_h = o.filter_w = o.filter_h = 2;
-    o.padding = TEXMEM_PADDING_VALID;
-    int32_t ms[4] = {1, 4, 3, 8}, mp = rt_mb_tensor(&b, 4, ms);
-    rt_mb_op(&b, TEXMEM_OP_MAX_POOL_2D, &x, 1, mp, &o);
+    int32_t mp = max_pool(&b, x, 2, 2, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6);
     int32_t a = ew(&b, TEXMEM_OP_ADD, mp, t, false, TEXMEM_ACT_NONE);
     finish_late(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE), 2, 1,
-                "relu(maxpool + 1x1(dw s2))");
+                "relu(relu6(maxpool) + 1x1(dw s2))");
   }
   {
     rt_mb b = rt_mb_new(); /* an ADD of two convolutions goes to the later one */
@@ -399,6 +415,41 @@ Test(rt_fusion, channel_pad_folded) {
                   what);
     }
   }
+}
+
+/* A max-pooled shortcut (BlazePalm's, and BlazeFace's with its channel
+ * PAD after the pool) is read from the pool's input, each window's maximum,
+ * the pool never run: 2x2 VALID and 3x3 SAME windows over odd sizes,
+ * batch 2, with and without the PAD; a 5x5 window (over 16 texels) runs
+ * as it is. */
+Test(rt_fusion, max_pool_folded) {
+  static const struct {
+    int32_t batch, h, w, k, extra;
+    texmem_padding padding;
+  } cases[] = {{1, 8, 6, 2, 0, TEXMEM_PADDING_VALID}, {1, 8, 6, 2, 4, TEXMEM_PADDING_VALID},
+               {2, 7, 5, 3, 6, TEXMEM_PADDING_SAME}, {1, 9, 7, 3, 0, TEXMEM_PADDING_SAME}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, cases[i].batch, cases[i].h, cases[i].w, 6);
+    int32_t d = conv(&b, x, 3, 2, 0, 1, TEXMEM_ACT_NONE);
+    int32_t t = conv(&b, d, 1, 1, 6 + cases[i].extra, 0, TEXMEM_ACT_NONE);
+    int32_t mp = max_pool(&b, x, cases[i].k, 2, cases[i].padding, TEXMEM_ACT_NONE);
+    if (cases[i].extra) mp = pad(&b, mp, cases[i].extra, false);
+    int32_t a = ew(&b, TEXMEM_OP_ADD, mp, t, false, TEXMEM_ACT_NONE);
+    char what[96];
+    snprintf(what, sizeof what, "relu(pad(maxpool %dx%d %s) + 1x1(dw s2)), batch %d, +%d ch",
+             cases[i].k, cases[i].k, cases[i].padding == TEXMEM_PADDING_SAME ? "same" : "valid",
+             cases[i].batch, cases[i].extra);
+    finish(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE),
+           3 + (cases[i].extra != 0), what);
+  }
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, 1, 10, 10, 4);
+  int32_t d = conv(&b, x, 3, 2, 0, 1, TEXMEM_ACT_NONE);
+  int32_t t = conv(&b, d, 1, 1, 4, 0, TEXMEM_ACT_NONE);
+  int32_t mp = max_pool(&b, x, 5, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE);
+  int32_t a = ew(&b, TEXMEM_OP_ADD, mp, t, false, TEXMEM_ACT_NONE);
+  finish_late(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE), 2, 1, "5x5 pool");
 }
 
 /* PADs that are not zeros after the channels run as they are; the ADD

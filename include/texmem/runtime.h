@@ -69,7 +69,7 @@ typedef struct texmem_runtime_desc {
   texmem_kernels kernels;     /* 1x1 convolutions; default AUTO */
   bool unfused;               /* one dispatch per operator: no element-wise
                                  operator (or two in a row, or a channel
-                                 PAD) fused into the
+                                 PAD or max pool) fused into the
                                  convolution before it (outputs are
                                  bit-identical either way; fusion saves
                                  dispatches and the planned outputs between
@@ -149,9 +149,9 @@ typedef struct texmem_runtime_stats {
   texmem_gl_memory_source driver_source;
   int64_t driver_before_bytes, driver_after_bytes;
   size_t fused;                          /* operators run inside the dispatch
-                                            of a convolution before them:
-                                            element-wise ones and channel
-                                            PADs folded into a fused read
+                                            of a convolution: element-wise
+                                            ones, and channel PADs and max
+                                            pools folded into a fused read
                                             (each one dispatch and one
                                             planned tensor fewer) */
   size_t late_fused;                     /* fused dispatches run in their
@@ -218,7 +218,7 @@ TEXMEM_API const texmem_plan *texmem_runtime_plan(const texmem_runtime *rt);
 /* The records the plan was made for (borrowed; *n of them): the model's
  * (texmem_model_records, 3 dims, the run's precision) less the outputs of
  * fused convolutions (and of first fused operators a second one follows,
- * and of folded PADs), each last fused operator's output living from its
+ * and of folded PADs and pools), each last fused operator's output living from its
  * dispatch's task on (the convolution's, or the first fused operator's
  * when the dispatch runs late), and what a dispatch reads living until
  * its task. NULL with *n = 0 for a NULL runtime. */
