@@ -175,7 +175,9 @@ TEXMEM_API void texmem_runtime_get_stats(const texmem_runtime *rt,
                                          texmem_runtime_stats *out);
 /* One dispatch of a profiled run (texmem_runtime_desc.profile). */
 typedef struct texmem_profile_record {
-  size_t op;              /* operator index in the model (its task) */
+  size_t op;              /* operator index in the model whose kernel ran
+                             (a fused dispatch's convolution; its task, or
+                             a later one for a late dispatch) */
   uint32_t pass;          /* the operator's kernel pass (0 unless several) */
   const char *op_type;    /* texmem_op_type_name (static) */
   const char *kernel;     /* the program: its shader file name (owned by
