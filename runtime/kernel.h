@@ -69,6 +69,9 @@ typedef struct texmem__kernel {
   /* In: a MAX_POOL_2D making that operand, or the PAD's input: the kernel
    * reads the pool's input and takes the window's maximum (NULL: none). */
   const texmem_op *fused_pool;
+  /* In: a PAD of zero rows and columns making the convolution's input: the
+   * kernel reads the PAD's input, its padding added (NULL: none). */
+  const texmem_op *in_pad;
   /* Set by the runtime: the operator whose kernel this is (a late fused
    * dispatch runs in a later operator's task). */
   size_t op;

@@ -105,6 +105,66 @@ static int32_t foldable_pool(const texmem_model *m, int32_t o, const int32_t *re
   return ot->producer;
 }
 
+/* Operator j joins convolution k's dispatch at `task`. */
+static void join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
+  f->head[j] = (int32_t)k;
+  f->task[j] = task;
+  f->n_fused++;
+}
+
+/* The PAD making convolution k's input when it folds into the
+ * convolution's read: zeros before and after rows and columns only, its
+ * output an intermediate k alone reads, k a depthwise or a k x k (not
+ * 1x1) CONV_2D, the PAD's input a float rank-4 tensor that k does not also
+ * bind as its fused operand (src_taken); -1 otherwise. */
+static int32_t foldable_input_pad(const texmem_model *m, size_t k, const int32_t *reader,
+                                  int32_t src_taken) {
+  const texmem_op *c = texmem_model_op(m, k);
+  const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
+  if (!w || w->rank != 4 || (c->type == TEXMEM_OP_CONV_2D && w->shape[1] * w->shape[2] == 1))
+    return -1;
+  int32_t t = c->inputs[0];
+  const texmem_tensor *tt = tensor_at(m, t);
+  if (!tt || tt->producer < 0 || reader[t] != (int32_t)k ||
+      !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE))
+    return -1;
+  const texmem_op *p = texmem_model_op(m, (size_t)tt->producer);
+  if (p->type != TEXMEM_OP_PAD || p->n_outputs != 1 || p->n_inputs < 1) return -1;
+  const texmem_tensor *x = tensor_at(m, p->inputs[0]);
+  int32_t before[4], after[4];
+  if (!x || !is_float(x) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
+      p->inputs[0] == src_taken || texmem__pad_amounts(m, p, x->rank, before, after, NULL))
+    return -1;
+  if (before[0] || after[0] || before[3] || after[3] || x->b != tt->b || x->c != tt->c)
+    return -1;
+  return tt->producer;
+}
+
+/* The tensor convolution k's dispatch reads as its fused operand (-1:
+ * none). */
+static int32_t operand_read(const texmem_model *m, const texmem__fusion *f, size_t k) {
+  if (f->first[k] < 0) return -1;
+  if (f->pool[k] >= 0) return texmem_model_op(m, (size_t)f->pool[k])->inputs[0];
+  if (f->pad[k] >= 0) return texmem_model_op(m, (size_t)f->pad[k])->inputs[0];
+  const texmem_op *e = texmem_model_op(m, (size_t)f->first[k]);
+  int32_t t = texmem_model_op(m, k)->outputs[0];
+  if (e->n_inputs != 2) return -1;
+  return e->inputs[0] == t ? e->inputs[1] : e->inputs[0];
+}
+
+/* Input PADs folded into the convolutions that read them. */
+static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
+  for (size_t k = 0; k < f->n_ops; k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    if (op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) continue;
+    int32_t q = foldable_input_pad(m, k, reader, operand_read(m, f, k));
+    if (q < 0 || f->head[q] != -1) continue;
+    f->head[k] = (int32_t)k;
+    f->inpad[k] = q;
+    join(f, k, q, f->task[k]);
+  }
+}
+
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, which is read as it is or, where *pad is set (and
@@ -176,7 +236,7 @@ void texmem__fusion_destroy(texmem__fusion *f) {
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
-  int32_t *v = malloc(6 * n_ops * sizeof *v);
+  int32_t *v = malloc(7 * n_ops * sizeof *v);
   if (!f || !v) {
     free(f);
     free(v);
@@ -189,21 +249,15 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->second = v + 3 * n_ops;
   f->pad = v + 4 * n_ops;
   f->pool = v + 5 * n_ops;
+  f->inpad = v + 6 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
-    f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = -1;
+    f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
     f->task[k] = (int32_t)k;
   }
   return f;
 }
 
 /* Convolution k's fused operators (first k2), and where they run. */
-/* Operator j joins convolution k's dispatch at `task`. */
-static void join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
-  f->head[j] = (int32_t)k;
-  f->task[j] = task;
-  f->n_fused++;
-}
-
 static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
                        size_t k2, int32_t pad, int32_t pool, bool late) {
   int32_t task = late ? (int32_t)k2 : (int32_t)k;
@@ -254,6 +308,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
         continue;
       fuse_group(m, f, reader, k, k2, pad, pool, at_k2);
     }
+  if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
   free(reader);
   *out = f;
   return TEXMEM_STATUS_OK;
@@ -268,8 +323,8 @@ static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
 static bool unstored(const texmem__fusion *f, int32_t p) {
   if (p < 0 || f->head[p] < 0) return false;
   int32_t c = f->head[p];
-  return (p == c) || (p == f->first[c] && f->second[c] >= 0) || p == f->pad[c] ||
-         p == f->pool[c];
+  return (p == c && f->first[c] >= 0) || (p == f->first[c] && f->second[c] >= 0) ||
+         p == f->pad[c] || p == f->pool[c] || p == f->inpad[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
@@ -342,7 +397,7 @@ typedef struct fuse_try {
 } fuse_try;
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
-  return a->n_fused == b->n_fused && !memcmp(a->head, b->head, 6 * a->n_ops * sizeof *a->head);
+  return a->n_fused == b->n_fused && !memcmp(a->head, b->head, 7 * a->n_ops * sizeof *a->head);
 }
 
 static void try_free(fuse_try *t) {
@@ -362,9 +417,10 @@ texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
   /* The most the fusion may do first; a try that fuses nothing, or what
    * the one before it fused, is skipped. */
   enum { LEVELS = 4 };
+  enum { IN = TEXMEM__FUSE_INPAD };
   static const unsigned levels[LEVELS] = {
-      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL,
-      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD, TEXMEM__FUSE_PAD, 0};
+      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN,
+      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN, TEXMEM__FUSE_PAD | IN, 0};
   fuse_try tries[LEVELS] = {{0}};
   texmem_bounds b;
   texmem_status st = texmem_lower_bounds(*rec, *n, 3, &b, err);
@@ -499,7 +555,7 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   char defs[512];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
   size_t n_in = 1;
-  k->inputs[0] = op->inputs[0];
+  k->inputs[0] = k->in_pad ? k->in_pad->inputs[0] : op->inputs[0];
   k->outputs[0] = op->outputs[0];
   const texmem_op *stages[2] = {k->fused, k->fused ? k->fused2 : NULL};
   for (int i = 0; i < 2 && stages[i]; i++) {
@@ -514,4 +570,14 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   k->n_outputs = 1;
   return texmem__kernel_program_defines(env, file, defs, ins, n_in, outs, 1, bufs, k->n_buffers,
                                         local, &k->program, err);
+}
+
+void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int32_t *pl,
+                            int32_t *pt) {
+  int32_t before[4], after[4];
+  if (!k->in_pad) return;
+  const texmem_tensor *x = tensor_at(m, k->in_pad->inputs[0]);
+  if (texmem__pad_amounts(m, k->in_pad, x->rank, before, after, NULL)) return;
+  *pl += before[2];
+  *pt += before[1];
 }

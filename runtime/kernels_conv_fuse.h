@@ -33,16 +33,21 @@
  * channels. Likewise pool, a MAX_POOL_2D (no activation, a window of at
  * most 16 texels) making that operand or the folded PAD's input: the
  * dispatch reads the pool's input and takes each window's maximum, which
- * is one of the stored values, so the outputs stay bit for bit. */
+ * is one of the stored values, so the outputs stay bit for bit. And
+ * inpad, a PAD of zero rows and columns making the convolution's own input
+ * (a depthwise or a k x k convolution, read by it alone: TFLite's explicit
+ * padding before a stride-2 convolution): the convolution reads the PAD's
+ * input with the padding added to its own, and zeros outside it. A
+ * convolution may fold one with no element-wise operator fused. */
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */
-  int32_t *head, *task, *first, *second, *pad, *pool;
+  int32_t *head, *task, *first, *second, *pad, *pool, *inpad;
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs. */
-enum { TEXMEM__FUSE_LATE = 1, TEXMEM__FUSE_PAD = 2, TEXMEM__FUSE_POOL = 4 };
+enum { TEXMEM__FUSE_LATE = 1, TEXMEM__FUSE_PAD = 2, TEXMEM__FUSE_POOL = 4, TEXMEM__FUSE_INPAD = 8 };
 
 /* The fusion of m's operators into convolutions, as `allow` (a set of
  * TEXMEM__FUSE_*) lets it. *out is owned by the caller
@@ -63,8 +68,9 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
 
 /* Plans with pd: on entry *rec, *tensor_of (*n of them) are the model's
  * records. Tries the fusion with late dispatches and folded PADs and
- * pools, then without folded pools, then without late dispatches, then
- * without folded PADs, and keeps the first whose plan is no larger than the model's records allow at best
+ * pools (input PADs in every try but the last), then without folded pools,
+ * then without late dispatches, then without folded PADs, and keeps the
+ * first whose plan is no larger than the model's records allow at best
  * (their max_live) or than the model's records' plan: fusion never takes
  * more memory (a fused operator's output lives beside its convolution's
  * input, which the unfused output could have replaced; a late dispatch
@@ -74,6 +80,11 @@ texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
                                 texmem_record **rec, int32_t **tensor_of, size_t *n,
                                 const texmem_plan_desc *pd, texmem_plan **plan,
                                 texmem_error *err);
+
+/* A convolution kernel's padding before (left, top) on the tensor it
+ * reads: the window's own, plus a folded input PAD's (k->in_pad). */
+void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int32_t *pl,
+                            int32_t *pt);
 
 /* The program of a convolution kernel (op_conv*.comp, op_depthwise*.comp,
  * whose output stage is shaders/conv_common.glsl) with `defines` (may be

@@ -58,6 +58,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
                                 k3 ? local_flat : local_2d, out, err)))
     return s;
   int32_t pt = g.pad_top, pl = g.pad_left;
+  texmem__conv_read_pads(model, out, &pl, &pt);
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);
   texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);
   if (mult != 1) texmem__kernel_ivec4(out, "chan", (int32_t)mult, (int32_t)OC, 0, 0);

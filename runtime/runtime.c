@@ -142,6 +142,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
     kn->fused2 = op_or_null(rt->model, f->second[k]);
     kn->fused_pad = op_or_null(rt->model, f->pad[k]);
     kn->fused_pool = op_or_null(rt->model, f->pool[k]);
+    kn->in_pad = op_or_null(rt->model, f->inpad[k]);
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   kn->op = k;

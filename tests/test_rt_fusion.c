@@ -11,7 +11,7 @@
  * operand; for a second operator a tensor operand) stay apart. An operand
  * computed after the convolution moves the dispatch to the operator's
  * task; a channel PAD or a MAX_POOL_2D making the operand is folded into
- * the read. */
+ * the read, a PAD of rows and columns into the convolution's own read. */
 #include "rt_support.h"
 #include "texmem/mobilenet.h"
 
@@ -51,9 +51,9 @@ static int32_t max_pool(rt_mb *b, int32_t x, int32_t k, int32_t s, texmem_paddin
 }
 
 /* A convolution of x (CONV_2D k x k, or DEPTHWISE_CONV_2D with multiplier
- * mult when cout is 0) with stride s, SAME, activation act. */
-static int32_t conv(rt_mb *b, int32_t x, int32_t k, int32_t s, int32_t cout, int32_t mult,
-                    texmem_activation act) {
+ * mult when cout is 0) with stride s, padding, activation act. */
+static int32_t conv_padded(rt_mb *b, int32_t x, int32_t k, int32_t s, int32_t cout, int32_t mult,
+                           texmem_activation act, texmem_padding padding) {
   const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
   /* Copied: adding tensors may move the model's tensor array. */
   int32_t xb = (int32_t)t->b, xh = (int32_t)t->h, xw = (int32_t)t->w;
@@ -61,15 +61,23 @@ static int32_t conv(rt_mb *b, int32_t x, int32_t k, int32_t s, int32_t cout, int
   int32_t ws[4] = {cout ? cout : 1, k, k, cout ? cin : oc}, bs = oc;
   float a = 1.5f / sqrtf((float)(k * k * (cout ? cin : 1)));
   int32_t w = constant(b, 4, ws, -a, a), bias = constant(b, 1, &bs, -0.5f, 0.5f);
-  int32_t ys[4] = {xb, (xh + s - 1) / s, (xw + s - 1) / s, oc};
+  bool same = padding == TEXMEM_PADDING_SAME;
+  int32_t ys[4] = {xb, same ? (xh + s - 1) / s : (xh - k) / s + 1,
+                   same ? (xw + s - 1) / s : (xw - k) / s + 1, oc};
   int32_t y = rt_mb_tensor(b, 4, ys), ins[3] = {x, w, bias};
   texmem_op_options o = texmem_op_options_default();
-  o.padding = TEXMEM_PADDING_SAME;
+  o.padding = padding;
   o.stride_w = o.stride_h = s;
   o.activation = act;
   o.depth_multiplier = cout ? 0 : mult;
   rt_mb_op(b, cout ? TEXMEM_OP_CONV_2D : TEXMEM_OP_DEPTHWISE_CONV_2D, ins, 3, y, &o);
   return y;
+}
+
+/* The same, SAME padding. */
+static int32_t conv(rt_mb *b, int32_t x, int32_t k, int32_t s, int32_t cout, int32_t mult,
+                    texmem_activation act) {
+  return conv_padded(b, x, k, s, cout, mult, act, TEXMEM_PADDING_SAME);
 }
 
 /* op(a) or op(a, o) into a new tensor of a's shape. */
@@ -450,6 +458,52 @@ Test(rt_fusion, max_pool_folded) {
   int32_t mp = max_pool(&b, x, 5, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE);
   int32_t a = ew(&b, TEXMEM_OP_ADD, mp, t, false, TEXMEM_ACT_NONE);
   finish_late(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE), 2, 1, "5x5 pool");
+}
+
+/* PAD of x with zero rows (top, bottom) and columns (left, right). */
+static int32_t pad_plane(rt_mb *b, int32_t x, int32_t top, int32_t bottom, int32_t left,
+                         int32_t right) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t shape[4] = {(int32_t)t->b, (int32_t)t->h + top + bottom, (int32_t)t->w + left + right,
+                      (int32_t)t->c};
+  int32_t y = rt_mb_tensor(b, 4, shape);
+  texmem_op_options o = texmem_op_options_default();
+  o.pad_rank = 4;
+  o.pad[1][0] = top;
+  o.pad[1][1] = bottom;
+  o.pad[2][0] = left;
+  o.pad[2][1] = right;
+  rt_mb_op(b, TEXMEM_OP_PAD, &x, 1, y, &o);
+  return y;
+}
+
+/* A PAD of rows and columns before a depthwise (3x3 and 5x5, multiplier 1
+ * and 2) or a 3x3 convolution is read by the convolution, its padding
+ * added to the window's, the PAD never run: symmetric and TFLite's
+ * after-only padding, odd sizes, batch 2, with and without an element-wise
+ * operator fused after. */
+Test(rt_fusion, input_pad_folded) {
+  static const struct {
+    int32_t batch, h, w, top, bottom, left, right, k, s, cout, mult;
+  } cases[] = {{1, 7, 6, 1, 1, 1, 1, 3, 2, 0, 1}, {2, 8, 8, 0, 1, 0, 1, 3, 2, 0, 1},
+               {1, 9, 7, 2, 2, 2, 2, 5, 2, 0, 1}, {1, 6, 5, 1, 1, 1, 1, 3, 1, 0, 2},
+               {1, 7, 7, 0, 1, 0, 1, 3, 2, 12, 0}, {2, 5, 6, 1, 2, 2, 1, 3, 1, 6, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (int relu = 0; relu < 2; relu++) {
+      rt_mb b = rt_mb_new();
+      int32_t x = input(&b, cases[i].batch, cases[i].h, cases[i].w, 5);
+      int32_t p = pad_plane(&b, x, cases[i].top, cases[i].bottom, cases[i].left, cases[i].right);
+      int32_t y = conv_padded(&b, p, cases[i].k, cases[i].s, cases[i].cout, cases[i].mult,
+                              TEXMEM_ACT_RELU6, TEXMEM_PADDING_VALID);
+      if (relu) y = ew(&b, TEXMEM_OP_RELU, y, UNARY, false, TEXMEM_ACT_NONE);
+      char what[96];
+      snprintf(what, sizeof what, "%s %dx%d s%d after pad %d,%d,%d,%d, batch %d%s",
+               cases[i].cout ? "conv" : "depthwise", cases[i].k, cases[i].k, cases[i].s,
+               cases[i].top, cases[i].bottom, cases[i].left, cases[i].right, cases[i].batch,
+               relu ? ", relu" : "");
+      finish(&b, y, 1 + COPY + (size_t)relu, what);
+    }
+  }
 }
 
 /* PADs that are not zeros after the channels run as they are; the ADD
