@@ -167,8 +167,9 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
 
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
- * tensor of t's shape, which is read as it is or, where *pad is set (and
- * `fold` allows), from the PAD making it. Not the convolution's own input (one dispatch binds a
+ * tensor of t's shape, read as it is, or (as `allow` lets) through the
+ * channel PAD making it (*pad) and the max pool making that (*pool). What
+ * is read is never the convolution's own input (one dispatch binds a
  * texture once). *late: what is read is computed after k. */
 static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const int32_t *reader,
                     unsigned allow, int32_t *pad, int32_t *pool, bool *late) {
