@@ -554,6 +554,17 @@ Test(rt_fusion, mobilenet_v2) {
   texmem_model_destroy(m);
 }
 
+/* A real model: BlazeFace (face_detection_short_range) folds its shortcut
+ * pools and PADs, 47 operators in all (its 11 ADD + RELU pairs, their
+ * max pools and channel PADs, and the rest), bit for bit. */
+Test(rt_fusion, face_detection_short_range) {
+  texmem_model *m = NULL;
+  TG_OK(texmem_model_load_tflite(TEXMEM_TEST_DATA "/face_detection_short_range.tflite", &m,
+                                 &tg_err_));
+  check_fused(m, 47, "face_detection_short_range");
+  texmem_model_destroy(m);
+}
+
 /* The runtime's records against the model's: the convolution's output
  * and, with a second operator (`second`: the output copy, an ADD of zero),
  * the first one's are gone; the last fused operator's output starts at
