@@ -1,6 +1,8 @@
 /* The runtime: model -> records (PHWC4, 3-D) -> plan -> texture pool,
  * graph inputs/outputs as standalone textures imported into the pool, one
- * kernel (GL operation) per operator whose task is the operator index. */
+ * kernel (GL operation) per operator whose task is the operator index, but
+ * for the operators fused into a convolution's dispatch, which runs in its
+ * convolution's task or a later one of its group (kernels_conv_fuse.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,7 @@ struct texmem_runtime {
   texmem_gl_texture *io;
   size_t n_io;
   /* One GL operation a kernel pass (most operators have one pass; the
-   * passes of operator k all have task k). */
+   * passes of operator k all have task k, or a fused dispatch's task). */
   texmem__kernel *kernels;
   texmem_gl_op *ops;
   size_t *op_tensors; /* per GL operation 2*MAX_IO pool ids: inputs then outputs */
