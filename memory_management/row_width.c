@@ -20,8 +20,8 @@
  * sum of object sizes; arena: the smaller arena of greedy_by_size and
  * greedy_by_breadth), or, above
  * TEXMEM__ROW_PROBE_MAX tensors, the texels of every tensor rounded up to
- * whole rows (linear time per width). Calls the greedy_by_size strategies
- * and problem.c. */
+ * whole rows (linear time per width). Calls the greedy_by_size strategies,
+ * offsets greedy_by_breadth and problem.c. */
 #include "internal.h"
 
 /* Above this many tensors a width's cost is its rows' sum. */

@@ -62,47 +62,66 @@ static bool elementwise_on(const texmem_model *m, const texmem_op *e, int32_t t,
   return tensor_at(m, *oi) != NULL;
 }
 
-/* The PAD making tensor o when it folds into a fused read (see
- * kernels_conv_fuse.h): zeros after the channels only, o an intermediate
- * read by one operator, the PAD's input a float tensor of o's batch and
- * plane; -1 otherwise. */
-static int32_t foldable_pad(const texmem_model *m, int32_t o, const int32_t *reader) {
+/* The operator of `type` making tensor o, when o is an intermediate one
+ * operator alone reads and that operator has one output and an input;
+ * -1 otherwise. */
+static int32_t sole_producer(const texmem_model *m, int32_t o, const int32_t *reader,
+                             texmem_op_type type) {
   const texmem_tensor *ot = tensor_at(m, o);
   if (!ot || ot->producer < 0 || reader[o] < 0 || !(ot->flags & TEXMEM_TENSOR_INTERMEDIATE))
     return -1;
   const texmem_op *p = texmem_model_op(m, (size_t)ot->producer);
-  if (p->type != TEXMEM_OP_PAD || p->n_outputs != 1 || p->n_inputs < 1) return -1;
+  return p->type == type && p->n_outputs == 1 && p->n_inputs >= 1 ? ot->producer : -1;
+}
+
+/* The PAD making tensor o (as sole_producer) from a float non-constant
+ * tensor, with its zeros before and after each BHWC component; -1
+ * otherwise. */
+static int32_t pad_making(const texmem_model *m, int32_t o, const int32_t *reader,
+                          int32_t before[4], int32_t after[4]) {
+  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_PAD);
+  if (q < 0) return -1;
+  const texmem_op *p = texmem_model_op(m, (size_t)q);
   const texmem_tensor *x = tensor_at(m, p->inputs[0]);
-  int32_t before[4], after[4];
   if (!x || !is_float(x) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
       texmem__pad_amounts(m, p, x->rank, before, after, NULL))
     return -1;
+  return q;
+}
+
+/* The PAD making tensor o when it folds into a fused read (see
+ * kernels_conv_fuse.h): zeros after the channels only, its input of o's
+ * batch and plane; -1 otherwise. */
+static int32_t foldable_pad(const texmem_model *m, int32_t o, const int32_t *reader) {
+  int32_t before[4], after[4], q = pad_making(m, o, reader, before, after);
+  if (q < 0) return -1;
   for (int i = 0; i < 4; i++)
     if (before[i] != 0 || (i < 3 && after[i] != 0)) return -1;
+  const texmem_tensor *x = tensor_at(m, texmem_model_op(m, (size_t)q)->inputs[0]);
+  const texmem_tensor *ot = tensor_at(m, o);
   if (x->b != ot->b || x->h != ot->h || x->w != ot->w || x->c + (uint32_t)after[3] != ot->c)
     return -1;
-  return ot->producer;
+  return q;
 }
 
 /* The MAX_POOL_2D making tensor o when it folds into a fused read (see
- * kernels_conv_fuse.h): no activation, a window of at most 16 texels, o an
- * intermediate read by one operator, the pool's input a float rank-4
- * tensor of o's batch and channels; -1 otherwise. */
+ * kernels_conv_fuse.h): as sole_producer, no activation, a window of at
+ * most 16 texels, its input a float rank-4 tensor of o's batch and
+ * channels; -1 otherwise. */
 static int32_t foldable_pool(const texmem_model *m, int32_t o, const int32_t *reader) {
-  const texmem_tensor *ot = tensor_at(m, o);
-  if (!ot || ot->producer < 0 || reader[o] < 0 || !(ot->flags & TEXMEM_TENSOR_INTERMEDIATE))
-    return -1;
-  const texmem_op *p = texmem_model_op(m, (size_t)ot->producer);
+  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_MAX_POOL_2D);
+  if (q < 0) return -1;
+  const texmem_op *p = texmem_model_op(m, (size_t)q);
   const texmem_op_options *po = &p->options;
-  if (p->type != TEXMEM_OP_MAX_POOL_2D || p->n_outputs != 1 || p->n_inputs != 1 ||
-      po->activation != TEXMEM_ACT_NONE || po->filter_w < 1 || po->filter_h < 1 ||
-      po->filter_w * po->filter_h > 16 || po->stride_w < 1 || po->stride_h < 1)
+  if (p->n_inputs != 1 || po->activation != TEXMEM_ACT_NONE || po->filter_w < 1 ||
+      po->filter_h < 1 || po->filter_w * po->filter_h > 16 || po->stride_w < 1 ||
+      po->stride_h < 1)
     return -1;
-  const texmem_tensor *x = tensor_at(m, p->inputs[0]);
+  const texmem_tensor *x = tensor_at(m, p->inputs[0]), *ot = tensor_at(m, o);
   if (!x || !is_float(x) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
       x->b != ot->b || x->c != ot->c)
     return -1;
-  return ot->producer;
+  return q;
 }
 
 /* Operator j joins convolution k's dispatch at `task`. */
@@ -114,30 +133,25 @@ static void join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
 
 /* The PAD making convolution k's input when it folds into the
  * convolution's read: zeros before and after rows and columns only, its
- * output an intermediate k alone reads, k a depthwise or a k x k (not
- * 1x1) CONV_2D, the PAD's input a float rank-4 tensor that k does not also
- * bind as its fused operand (src_taken); -1 otherwise. */
+ * output read by k alone, k a depthwise or a k x k (not 1x1) CONV_2D, the
+ * PAD's input a rank-4 tensor that k does not also bind as its fused
+ * operand (src_taken); -1 otherwise. */
 static int32_t foldable_input_pad(const texmem_model *m, size_t k, const int32_t *reader,
                                   int32_t src_taken) {
   const texmem_op *c = texmem_model_op(m, k);
   const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
   if (!w || w->rank != 4 || (c->type == TEXMEM_OP_CONV_2D && w->shape[1] * w->shape[2] == 1))
     return -1;
-  int32_t t = c->inputs[0];
+  int32_t t = c->inputs[0], before[4], after[4];
+  if (t < 0 || reader[t] != (int32_t)k) return -1;
+  int32_t q = pad_making(m, t, reader, before, after);
+  if (q < 0) return -1;
+  const texmem_tensor *x = tensor_at(m, texmem_model_op(m, (size_t)q)->inputs[0]);
   const texmem_tensor *tt = tensor_at(m, t);
-  if (!tt || tt->producer < 0 || reader[t] != (int32_t)k ||
-      !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE))
+  if (x->rank != 4 || texmem_model_op(m, (size_t)q)->inputs[0] == src_taken || before[0] ||
+      after[0] || before[3] || after[3] || x->b != tt->b || x->c != tt->c)
     return -1;
-  const texmem_op *p = texmem_model_op(m, (size_t)tt->producer);
-  if (p->type != TEXMEM_OP_PAD || p->n_outputs != 1 || p->n_inputs < 1) return -1;
-  const texmem_tensor *x = tensor_at(m, p->inputs[0]);
-  int32_t before[4], after[4];
-  if (!x || !is_float(x) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
-      p->inputs[0] == src_taken || texmem__pad_amounts(m, p, x->rank, before, after, NULL))
-    return -1;
-  if (before[0] || after[0] || before[3] || after[3] || x->b != tt->b || x->c != tt->c)
-    return -1;
-  return tt->producer;
+  return q;
 }
 
 /* The tensor convolution k's dispatch reads as its fused operand (-1:

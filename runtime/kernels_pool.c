@@ -40,8 +40,8 @@ texmem_status texmem__kernel_pool(texmem__kernel_env *env, const texmem_model *m
       (s = texmem__ku_check_batch(name, x, y, err)))
     return s;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
-  int32_t px = pad_before((int32_t)x->w, ow, o->filter_w, o->stride_w);
-  int32_t py = pad_before((int32_t)x->h, oh, o->filter_h, o->stride_h);
+  int32_t px, py;
+  texmem__pool_pads(op, x, &px, &py);
   int32_t kind = op->type == TEXMEM_OP_MAX_POOL_2D ? 0 : 1;
   /* One window over the whole plane (a global pool): a work-group
    * reduction on a GPU; its valid texels are all H x W. */

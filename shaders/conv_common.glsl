@@ -7,8 +7,9 @@
 // TM_FUSE_IMAGE (tm_binary mode TM_FUSE_OP with the image `e`, same shape
 // as the output; with TM_FUSE_PAD the input of a PAD that made it, fewer
 // channels, zeros read past them; with TM_FUSE_POOL the input of a
-// MAX_POOL that made it or the PAD's input, each window's maximum read) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast
-// by fbc from dims fdim as op_binary.comp reads its constant).
+// MAX_POOL that made it or the PAD's input, each window's maximum read)
+// or TM_FUSE_CONST (the same with the SSBO `f`, broadcast by fbc from dims
+// fdim as op_binary.comp reads its constant).
 // TM_FUSE_SWAP: the convolution's output was the operator's second
 // operand; TM_FUSE_TANH: the operator's own activation ends in tanh. A
 // second operator may follow in the same program: TM_FUSE2_UNARY or
