@@ -383,33 +383,35 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
   return TEXMEM_STATUS_OK;
 }
 
-/* The fused records (malloc'd copies of rec, tensor_of) and their plan. */
-static texmem_status fused_plan(const texmem_model *m, const texmem__fusion *f,
-                                const texmem_record *rec, const int32_t *tensor_of, size_t n,
-                                const texmem_plan_desc *pd, texmem_record **frec,
-                                int32_t **fof, size_t *fn, texmem_plan **plan,
-                                texmem_error *err) {
-  *frec = malloc((n ? n : 1) * sizeof **frec);
-  *fof = malloc((n ? n : 1) * sizeof **fof);
-  if (!*frec || !*fof) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  if (n) {
-    memcpy(*frec, rec, n * sizeof *rec);
-    memcpy(*fof, tensor_of, n * sizeof *tensor_of);
-  }
-  *fn = n;
-  texmem_status st = texmem__fuse_records(m, f, *frec, *fof, fn, err);
-  if (!st) st = texmem_plan_create(*frec, *fn, 3, pd, plan, err);
-  return st;
-}
-
-/* A fusion tried: its records and plan. */
+/* A fusion tried: its records, their lower bound for the plan's kind, and
+ * (once made) their plan. */
 typedef struct fuse_try {
   texmem__fusion *f;
   texmem_record *rec;
   int32_t *of;
   size_t n;
+  uint64_t bound;
   texmem_plan *plan;
 } fuse_try;
+
+/* t's fused records (malloc'd copies of rec, tensor_of) and their bound. */
+static texmem_status fused_records(const texmem_model *m, const texmem_record *rec,
+                                   const int32_t *tensor_of, size_t n, texmem_plan_kind kind,
+                                   fuse_try *t, texmem_error *err) {
+  t->rec = malloc((n ? n : 1) * sizeof *t->rec);
+  t->of = malloc((n ? n : 1) * sizeof *t->of);
+  if (!t->rec || !t->of) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  if (n) {
+    memcpy(t->rec, rec, n * sizeof *rec);
+    memcpy(t->of, tensor_of, n * sizeof *tensor_of);
+  }
+  t->n = n;
+  texmem_bounds b;
+  texmem_status st = texmem__fuse_records(m, t->f, t->rec, t->of, &t->n, err);
+  if (!st) st = texmem_lower_bounds(t->rec, t->n, 3, &b, err);
+  if (!st) t->bound = kind == TEXMEM_PLAN_OBJECTS ? b.positional_max : b.max_live;
+  return st;
+}
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
   return a->n_fused == b->n_fused && !memcmp(a->head, b->head, 7 * a->n_ops * sizeof *a->head);
@@ -423,41 +425,60 @@ static void try_free(fuse_try *t) {
   memset(t, 0, sizeof *t);
 }
 
+/* The fusions to try, most first, each with its records and bound; a try
+ * that fuses nothing, or what the one before it fused, is left out. */
+static texmem_status fuse_tries(const texmem_model *m, const texmem_record *rec,
+                                const int32_t *tensor_of, size_t n, texmem_plan_kind kind,
+                                fuse_try *tries, size_t *done, texmem_error *err) {
+  enum { IN = TEXMEM__FUSE_INPAD };
+  static const unsigned levels[TEXMEM__FUSE_LEVELS] = {
+      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN,
+      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN, TEXMEM__FUSE_PAD | IN, 0};
+  texmem_status st = TEXMEM_STATUS_OK;
+  *done = 0;
+  for (int l = 0; l < TEXMEM__FUSE_LEVELS && !st; l++) {
+    fuse_try *t = &tries[*done];
+    st = texmem__fuse_find(m, levels[l], &t->f, err);
+    if (st || !t->f || !t->f->n_fused || (*done && same_fusion(t->f, tries[*done - 1].f))) {
+      try_free(t);
+      continue;
+    }
+    (*done)++;
+    st = fused_records(m, rec, tensor_of, n, kind, t, err);
+  }
+  return st;
+}
+
 texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
                                 texmem_record **rec, int32_t **tensor_of, size_t *n,
                                 const texmem_plan_desc *pd, texmem_plan **plan,
                                 texmem_error *err) {
   texmem__fusion_destroy(*fusion);
   *fusion = NULL;
-  /* The most the fusion may do first; a try that fuses nothing, or what
-   * the one before it fused, is skipped. */
-  enum { LEVELS = 4 };
-  enum { IN = TEXMEM__FUSE_INPAD };
-  static const unsigned levels[LEVELS] = {
-      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN,
-      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN, TEXMEM__FUSE_PAD | IN, 0};
-  fuse_try tries[LEVELS] = {{0}};
+  fuse_try tries[TEXMEM__FUSE_LEVELS] = {{0}};
   texmem_bounds b;
+  size_t done = 0, kept = TEXMEM__FUSE_LEVELS;
   texmem_status st = texmem_lower_bounds(*rec, *n, 3, &b, err);
-  size_t done = 0, kept = LEVELS;
-  for (int l = 0; l < LEVELS && !st && kept == LEVELS; l++) {
-    fuse_try *t = &tries[done];
-    st = texmem__fuse_find(m, levels[l], &t->f, err);
-    if (st || !t->f || !t->f->n_fused || (done && same_fusion(t->f, tries[done - 1].f))) {
-      try_free(t);
-      continue;
-    }
-    done++;
-    st = fused_plan(m, t->f, *rec, *tensor_of, *n, pd, &t->rec, &t->of, &t->n, &t->plan, err);
-    if (!st && texmem_plan_total(t->plan) <= b.max_live) kept = done - 1;
+  if (!st) st = fuse_tries(m, *rec, *tensor_of, *n, pd->kind, tries, &done, err);
+  /* The first within the unfused max_live; a try whose bound is above it
+   * cannot be, and is planned only if the next step needs it. */
+  for (size_t i = 0; i < done && !st && kept == TEXMEM__FUSE_LEVELS; i++) {
+    if (tries[i].bound > b.max_live) continue;
+    st = texmem_plan_create(tries[i].rec, tries[i].n, 3, pd, &tries[i].plan, err);
+    if (!st && texmem_plan_total(tries[i].plan) <= b.max_live) kept = i;
   }
+  /* Else the first no larger than the unfused plan. */
   texmem_plan *up = NULL;
-  if (!st && kept == LEVELS) {
+  if (!st && kept == TEXMEM__FUSE_LEVELS) {
     st = texmem_plan_create(*rec, *n, 3, pd, &up, err);
-    for (size_t i = 0; i < done && !st && kept == LEVELS; i++)
-      if (texmem_plan_total(tries[i].plan) <= texmem_plan_total(up)) kept = i;
+    for (size_t i = 0; i < done && !st && kept == TEXMEM__FUSE_LEVELS; i++) {
+      if (tries[i].bound > texmem_plan_total(up)) continue;
+      if (!tries[i].plan)
+        st = texmem_plan_create(tries[i].rec, tries[i].n, 3, pd, &tries[i].plan, err);
+      if (!st && texmem_plan_total(tries[i].plan) <= texmem_plan_total(up)) kept = i;
+    }
   }
-  if (!st && kept < LEVELS) {
+  if (!st && kept < TEXMEM__FUSE_LEVELS) {
     fuse_try *t = &tries[kept];
     free(*rec);
     free(*tensor_of);
@@ -472,7 +493,7 @@ texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
     up = NULL;
   }
   texmem_plan_destroy(up);
-  for (int i = 0; i < LEVELS; i++) try_free(&tries[i]);
+  for (int i = 0; i < TEXMEM__FUSE_LEVELS; i++) try_free(&tries[i]);
   return st;
 }
 

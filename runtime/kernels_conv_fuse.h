@@ -48,6 +48,8 @@ typedef struct texmem__fusion {
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs. */
 enum { TEXMEM__FUSE_LATE = 1, TEXMEM__FUSE_PAD = 2, TEXMEM__FUSE_POOL = 4, TEXMEM__FUSE_INPAD = 8 };
+/* How many fusions texmem__fuse_plan tries. */
+enum { TEXMEM__FUSE_LEVELS = 4 };
 
 /* The fusion of m's operators into convolutions, as `allow` (a set of
  * TEXMEM__FUSE_*) lets it. *out is owned by the caller
@@ -71,7 +73,9 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
  * pools (input PADs in every try but the last), then without folded pools,
  * then without late dispatches, then without folded PADs, and keeps the
  * first whose plan is no larger than the model's records allow at best
- * (their max_live) or than the model's records' plan: fusion never takes
+ * (their max_live), else the first no larger than the model's records'
+ * plan (a try whose records' lower bound is above the figure it is held
+ * to is not planned): fusion never takes
  * more memory (a fused operator's output lives beside its convolution's
  * input, which the unfused output could have replaced; a late dispatch
  * keeps its input longer). On return *rec, *tensor_of, *n and *plan belong
