@@ -3,6 +3,11 @@
 # (.gpu/, .gl/) carried to an NVIDIA machine. Run from the folder holding
 # them: bash bench/gpu_session.sh [PROCESSES] [OLD_TEXMEM]
 #   tests    the GL test programs that need no Node, 8 at a time
+#   warm     one untimed `texmem bench MODEL --runs 1` per model and precision
+#            (and OLD_TEXMEM's): NVIDIA's compiler takes about a second a
+#            program, and a process that compiled its programs ran MobileNet
+#            3x slower than one that found them in the driver's disk cache
+#            (H100, 2026-11-26); warm.jsonl has each model's compile time
 #   bench    `texmem bench MODEL --runs 21 --json`, PROCESSES (default 3) per
 #            model in fp16 and one in fp32, models interleaved; with
 #            OLD_TEXMEM (an older build's texmem, carried), its process runs
@@ -23,6 +28,9 @@ v=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
 [ -f "$v" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$v
 export LD_LIBRARY_PATH=$PWD/.gpu/lib TEXMEM_MODEL_CACHE=$PWD/.gpu/models TEXMEM_REQUIRE_GL=1
 export TEXMEM_TEST_MODELS=$(cd .gpu/models && ls *.tflite 2>/dev/null | paste -sd, -)
+# The driver's shader cache, kept for the whole call (the warm phase fills it).
+export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/glcache
+export __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1; mkdir -p /tmp/glcache
 B=$PWD/.gpu/bin; O=${OUT:-/tmp/out}; mkdir -p "$O"; LOG=$O/run.log; : > "$LOG"
 models="builtin $(ls .gpu/models/*.tflite)"
 line() { # file model precision rc report
@@ -31,7 +39,7 @@ line() { # file model precision rc report
 bench() { # out binary model precision args...
   local out=$1 bin=$2 m=$3 p=$4; shift 4
   local name=builtin arg=$m; [ "$m" = builtin ] && arg= || name=$(basename "$m" .tflite)
-  timeout 60 "$bin" bench $arg --precision "$p" --json "$@" > /tmp/b.json 2>>"$LOG"
+  timeout 120 "$bin" bench $arg --precision "$p" --json "$@" > /tmp/b.json 2>>"$LOG"
   line "$out" "$name" "$p" $? /tmp/b.json; }
 phase() { echo "== $1 at $(el) s" | tee -a "$LOG"; }
 
@@ -40,6 +48,12 @@ ls "$B"/test_* | grep -vE 'test_rt_oracle|test_rt_tflite_ops8|test_cli_tflm_tfli
   | xargs -P 8 -I{} sh -c 'timeout 150 {} --jobs 2 > /tmp/$(basename {}).log 2>&1; echo "$(basename {}) rc=$?"' \
   | sort | tee -a "$LOG" > "$O/tests.txt"
 grep -hE "^\[FAIL\]" /tmp/test_*.log >> "$O/tests.txt"; grep -v "rc=0$" "$O/tests.txt"
+phase warm
+for p in fp16 fp32; do for m in $models; do
+  [ "$(el)" -lt $((end * 3 / 10)) ] || continue
+  bench "$O/warm.jsonl" "$B/texmem" "$m" $p --runs 1
+  [ -n "$old" ] && bench "$O/warm_before.jsonl" "$old" "$m" $p --runs 1
+done; done
 phase bench
 for k in $(seq "$procs"); do for p in fp16 fp32; do
   [ "$p" = fp32 ] && [ "$k" -gt 1 ] && continue

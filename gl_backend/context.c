@@ -442,6 +442,7 @@ void texmem_gl_counters_reset(texmem_gl_context *ctx) {
   if (!ctx) return;
   texmem_gl_counters *c = &ctx->counters;
   c->binds = c->barriers = c->dispatches = c->textures_created = c->programs_compiled = 0;
+  c->compile_ns = 0;
 }
 
 void texmem__gl_barrier(texmem_gl_context *ctx, GLbitfield bits) {

@@ -114,6 +114,15 @@ typedef struct texmem__gl_memory {
   char why[224];
 } texmem__gl_memory;
 
+/* A linked program shared by every variant of the same source
+ * (program_share.c). */
+typedef struct texmem__gl_shared {
+  uint64_t hash;
+  char *source; /* owned */
+  GLuint program;
+  uint32_t refs;
+} texmem__gl_shared;
+
 struct texmem_gl_context {
   bool owned; /* created (true) or adopted */
   EGLDisplay display;
@@ -137,6 +146,8 @@ struct texmem_gl_context {
   /* Test hook: the next timer reads report a disjoint event. */
   uint32_t timer_fake_disjoint;
   texmem__gl_memory memory;
+  texmem__gl_shared *shared; /* linked programs by source */
+  size_t n_shared, cap_shared;
 };
 
 /* At creation, with the context current (timer.c, driver_memory.c); the
@@ -198,6 +209,13 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
                                      bool writable_buffers, texmem_gl_program *out,
                                      texmem_error *err);
 void texmem__gl_programs_free_all(texmem_gl_context *ctx);
+/* program_share.c: the linked program of `source` with one more reference,
+ * or 0; add takes `source` (false: out of memory, nothing taken); release
+ * drops a reference and deletes the program with the last. */
+GLuint texmem__gl_shared_find(texmem_gl_context *ctx, const char *source);
+bool texmem__gl_shared_add(texmem_gl_context *ctx, char *source, GLuint program);
+void texmem__gl_shared_release(texmem_gl_context *ctx, GLuint program);
+void texmem__gl_shared_free_all(texmem_gl_context *ctx);
 
 /* Issues a memory barrier and starts a new epoch. */
 void texmem__gl_barrier(texmem_gl_context *ctx, GLbitfield bits);

@@ -1,10 +1,13 @@
 /* Compute programs: the tensor accessor and bindings are generated in
  * front of the shader body; one GL program per variant (image type and
- * format of each binding), compiled on first use and cached. */
+ * format of each binding), compiled on first use and cached. Variants of
+ * the same source, in any program of the context, share one linked
+ * program (program_share.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gl_internal.h"
 
@@ -205,28 +208,33 @@ static void set_log(texmem_gl_context *ctx, const char *log) {
   ctx->log = texmem__strdup(log ? log : "");
 }
 
-/* Compiles and links one variant into v->program. */
-static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_prog *p,
-                                     texmem__gl_variant *v, texmem_error *err) {
-  char *src = build_source(p, v->key);
-  if (!src) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+/* The shader's or program's info log as ctx's log. */
+static void compile_failed(texmem_gl_context *ctx, GLuint obj, bool link) {
+  GLint len = 0;
+  if (link) glGetProgramiv(obj, GL_INFO_LOG_LENGTH, &len);
+  else glGetShaderiv(obj, GL_INFO_LOG_LENGTH, &len);
+  char *log = malloc(len > 0 ? (size_t)len + 1 : 1);
+  if (log) {
+    log[0] = 0;
+    if (len > 0 && link) glGetProgramInfoLog(obj, len, NULL, log);
+    else if (len > 0) glGetShaderInfoLog(obj, len, NULL, log);
+    set_log(ctx, log);
+    free(log);
+  }
+}
+
+/* Compiles and links `src` into *out. */
+static texmem_status compile_source(texmem_gl_context *ctx, const texmem__gl_prog *p,
+                                    const char *src, GLuint *out, texmem_error *err) {
   texmem__gl_drain();
   GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
   const GLchar *srcs[] = {src};
   glShaderSource(sh, 1, srcs, NULL);
   glCompileShader(sh);
-  free(src);
-  GLint ok = 0, len = 0;
+  GLint ok = 0;
   glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &len);
-    char *log = malloc(len > 0 ? (size_t)len + 1 : 1);
-    if (log) {
-      log[0] = 0;
-      if (len > 0) glGetShaderInfoLog(sh, len, NULL, log);
-      set_log(ctx, log);
-      free(log);
-    }
+    compile_failed(ctx, sh, false);
     glDeleteShader(sh);
     return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glCompileShader(%s): %s", p->name,
                         ctx->log ? ctx->log : "(no log: out of memory)");
@@ -237,14 +245,7 @@ static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_pr
   glDeleteShader(sh); /* flagged; freed with the program */
   glGetProgramiv(prog, GL_LINK_STATUS, &ok);
   if (!ok) {
-    glGetProgramiv(prog, GL_INFO_LOG_LENGTH, &len);
-    char *log = malloc(len > 0 ? (size_t)len + 1 : 1);
-    if (log) {
-      log[0] = 0;
-      if (len > 0) glGetProgramInfoLog(prog, len, NULL, log);
-      set_log(ctx, log);
-      free(log);
-    }
+    compile_failed(ctx, prog, true);
     glDeleteProgram(prog);
     return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glLinkProgram(%s): %s", p->name,
                         ctx->log ? ctx->log : "(no log: out of memory)");
@@ -253,6 +254,36 @@ static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_pr
   if (st) {
     glDeleteProgram(prog);
     return st;
+  }
+  ctx->counters.programs_compiled++;
+  *out = prog;
+  return TEXMEM_STATUS_OK;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One variant's program in v->program: the context's program of the same
+ * source (program_share.c), else compiled and linked here. */
+static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_prog *p,
+                                     texmem__gl_variant *v, texmem_error *err) {
+  char *src = build_source(p, v->key);
+  if (!src) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  GLuint prog = texmem__gl_shared_find(ctx, src);
+  if (prog) {
+    free(src);
+  } else {
+    uint64_t t0 = now_ns();
+    texmem_status st = compile_source(ctx, p, src, &prog, err);
+    ctx->counters.compile_ns += now_ns() - t0;
+    if (st) {
+      free(src);
+      return st;
+    }
+    if (!texmem__gl_shared_add(ctx, src, prog)) free(src); /* unshared; still valid */
   }
   set_log(ctx, "");
   v->program = prog;
@@ -263,7 +294,6 @@ static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_pr
     snprintf(u, sizeof u, "tm_r_%s", p->images[i]);
     v->row_loc[i] = glGetUniformLocation(prog, u);
   }
-  ctx->counters.programs_compiled++;
   return TEXMEM_STATUS_OK;
 }
 
@@ -291,9 +321,9 @@ static texmem_status get_variant(texmem_gl_context *ctx, texmem__gl_prog *p,
   return TEXMEM_STATUS_OK;
 }
 
-static void prog_free_fields(texmem__gl_prog *p) {
+static void prog_free_fields(texmem_gl_context *ctx, texmem__gl_prog *p) {
   for (size_t i = 0; i < p->n_variants; i++) {
-    glDeleteProgram(p->variants[i].program);
+    texmem__gl_shared_release(ctx, p->variants[i].program);
     for (size_t u = 0; u < p->variants[i].n_uniforms; u++) free(p->variants[i].uniforms[u].name);
     free(p->variants[i].uniforms);
   }
@@ -377,7 +407,7 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
   for (size_t i = 0; i < d->n_buffers && !oom; i++)
     oom = !(tmp.buffers[i] = texmem__strdup(d->buffers[i]));
   if (oom) {
-    prog_free_fields(&tmp);
+    prog_free_fields(ctx, &tmp);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
   /* Default variant now: fp32 2-D arrays everywhere; shows errors early. */
@@ -386,13 +416,13 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
   texmem__gl_variant *v;
   texmem_status st = get_variant(ctx, &tmp, key, &v, err);
   if (st) {
-    prog_free_fields(&tmp);
+    prog_free_fields(ctx, &tmp);
     return st;
   }
   uint32_t id;
   texmem__gl_prog *p = texmem__slots_alloc(&ctx->programs, &id);
   if (!p) {
-    prog_free_fields(&tmp);
+    prog_free_fields(ctx, &tmp);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of program handles");
   }
   tmp.hdr = p->hdr;
@@ -411,15 +441,16 @@ texmem_status texmem_gl_program_create(texmem_gl_context *ctx, const texmem_gl_p
 void texmem_gl_program_destroy(texmem_gl_context *ctx, texmem_gl_program h) {
   texmem__gl_prog *p = texmem__gl_prog_get(ctx, h);
   if (!p || h.id == ctx->readback.id) return;
-  prog_free_fields(p);
+  prog_free_fields(ctx, p);
   texmem__slots_release(&ctx->programs, h.id);
 }
 
 void texmem__gl_programs_free_all(texmem_gl_context *ctx) {
   for (size_t i = 0; i < ctx->programs.cap; i++) {
     texmem__gl_prog *p = texmem__slots_at(&ctx->programs, i);
-    if (p->hdr.alive) prog_free_fields(p);
+    if (p->hdr.alive) prog_free_fields(ctx, p);
   }
+  texmem__gl_shared_free_all(ctx);
 }
 
 const char *texmem_gl_program_log(const texmem_gl_context *ctx) {

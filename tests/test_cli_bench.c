@@ -42,7 +42,8 @@ static void check_report(const char *json) {
   static const char *const keys[] = {
       "\"model\":", "\"tasks\":", "\"tensors\":", "\"precision\":", "\"layout\":",
       "\"strategy\":", "\"storage\":", "\"texture_bytes\":", "\"weights_bytes\":",
-      "\"plan_us\":", "\"pool_create_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
+      "\"plan_us\":", "\"pool_create_ms\":", "\"create_ms\":", "\"first_run_ms\":",
+      "\"programs_compiled\":", "\"compile_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
       "\"storage_texture_bytes\":", "\"barriers\":", "\"dispatches\":", "\"storage_max_live\":",
       "\"storage_latency_ms\":",
       "\"planned_bytes\":", "\"driver_bytes\":", "\"driver_note\":", "\"profile\":",
@@ -61,6 +62,13 @@ static void check_report(const char *json) {
   cr_expect_gt(naive, 0);
   cr_expect_lt(planned, naive, "%s", json);
   cr_expect_geq(planned, bound, "%s", json);
+  /* A fresh context compiles, within the creation's and first runs' time. */
+  double create = json_num(json, NULL, "create_ms"), first = json_num(json, NULL, "first_run_ms");
+  double compile = json_num(json, NULL, "compile_ms");
+  cr_expect_gt(json_num(json, NULL, "programs_compiled"), 0, "%s", json);
+  cr_expect_gt(compile, 0, "%s", json);
+  cr_expect_gt(first, 0, "%s", json);
+  cr_expect_leq(compile, create + first, "%s", json);
   cr_expect_gt(json_num(json, "\"latency_ms\"", "naive"), 0);
   cr_expect_gt(json_num(json, "\"latency_ms\"", "planned"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "natural"), 0);
@@ -134,6 +142,8 @@ Test(cli_bench, builtin_report_text) {
   cr_expect_not_null(strstr(r.out, "~26 MB"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "bit-identical"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "ms for the five runtimes, "), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, " GL programs compiled in "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "buffer (1 SSBO)"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto); 10 operators fused into convolutions (0 dispatches run late)"),

@@ -594,6 +594,59 @@ Test(gl_dispatch, programs_compile_once_and_report_the_log) {
 
 /* Weights outside the pool: an SSBO, an imported texture, int and float
  * uniforms, explicit work-group counts. */
+/* Programs of the same source share one linked program in a context (a GPU
+ * driver can take a second a compile): a second set compiles nothing and
+ * runs as the first, outlives the first's destruction, and the link goes
+ * with the last reference. Compile time is counted, and reset. */
+Test(gl_dispatch, same_source_programs_share_one_link) {
+  texmem_gl_context *ctx = tg_context();
+  texmem_gl_counters_reset(ctx);
+  progs p = make_progs(ctx);
+  texmem_gl_counters c;
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 2);
+  cr_assert_gt(c.compile_ns, 0, "compiling takes time");
+  texmem_gl_counters_reset(ctx);
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.compile_ns, 0, "reset zeroes the compile time");
+  progs q = make_progs(ctx);
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 0, "the same sources again: nothing compiled");
+  cr_assert_eq(c.compile_ns, 0);
+  graph g = chain();
+  texmem_plan *naive = naive_plan(&g);
+  float **want = reference(&g);
+  texmem_gl_counters cr;
+  float **a = run_graph(ctx, &p, &g, naive, (texmem_gl_pool_desc){0}, &cr);
+  texmem_gl_program_destroy(ctx, p.add_const);
+  texmem_gl_program_destroy(ctx, p.add);
+  float **b = run_graph(ctx, &q, &g, naive, (texmem_gl_pool_desc){0}, &cr);
+  cr_assert_eq(cr.programs_compiled, 0, "q's programs outlive p's");
+  assert_same_outputs(&g, a, want, "first set vs cpu");
+  assert_same_outputs(&g, b, want, "second set (shared links) vs cpu");
+  /* Another set while q lives shares again; after q and it go, a new set
+   * compiles: the last reference deleted the links. */
+  progs r = make_progs(ctx);
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 0);
+  texmem_gl_program_destroy(ctx, q.add_const);
+  texmem_gl_program_destroy(ctx, q.add);
+  texmem_gl_program_destroy(ctx, r.add_const);
+  texmem_gl_program_destroy(ctx, r.add);
+  texmem_gl_counters_reset(ctx);
+  progs s = make_progs(ctx);
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 2, "nothing left to share");
+  float **d = run_graph(ctx, &s, &g, naive, (texmem_gl_pool_desc){0}, &cr);
+  assert_same_outputs(&g, d, want, "recompiled set vs cpu");
+  free_vals(&g, want);
+  free_vals(&g, a);
+  free_vals(&g, b);
+  free_vals(&g, d);
+  texmem_plan_destroy(naive);
+  texmem_gl_context_destroy(ctx);
+}
+
 Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
   texmem_gl_context *ctx = tg_context();
   static const char *const src[] = {"src"}, *const dst[] = {"dst"}, *const w[] = {"weights"};

@@ -412,10 +412,13 @@ typedef struct texmem_gl_counters {
   uint64_t programs_compiled; /* GL programs linked */
   uint64_t textures_live;     /* now */
   uint64_t bytes_allocated;   /* now: bytes of live textures */
+  uint64_t compile_ns;        /* since creation / reset: wall time compiling and linking
+                                 programs (a GPU driver's compiler can take seconds) */
 } texmem_gl_counters;
 
 TEXMEM_API void texmem_gl_counters_get(const texmem_gl_context *ctx, texmem_gl_counters *out);
-/* Zeroes the event counts (binds .. programs_compiled), not the live ones. */
+/* Zeroes the event counts (binds .. programs_compiled) and compile_ns, not the
+ * live ones. */
 TEXMEM_API void texmem_gl_counters_reset(texmem_gl_context *ctx);
 
 #ifdef __cplusplus

@@ -231,6 +231,12 @@ typedef struct bench {
   bench_profile profile;
   bench_memory memory;
   uint64_t peak_rss;
+  /* Creating the five runtimes (inputs set) and their first runs (the
+   * warm-up): wall times, and the GL programs compiled in them (a kernel's
+   * program compiles at its first dispatch) and the time that took. */
+  double create_ms, first_run_ms, compile_ms;
+  uint64_t programs_compiled;
+  texmem_gl_counters compile_start;
 } bench;
 
 /* The timed runtimes only (the driver memory is measured without them). */
@@ -384,6 +390,10 @@ static texmem_status count_barriers(bench *b, texmem_error *err) {
   return TEXMEM_STATUS_OK;
 }
 
+/* Compile time past which the report warns that the latencies may be a
+ * cold driver's (NVIDIA: about a second a program). */
+#define COLD_COMPILE_MS 1000.0
+
 static double lat_chosen(const bench *b) {
   const double lat[3] = {b->lat_planned, b->lat_arena, b->lat_buffer};
   return lat[storage_slot(b->storage)];
@@ -515,6 +525,13 @@ static void print_report(const bench *b, uint64_t peak_rss) {
            o->precision == TEXMEM_PRECISION_FP32 ? "fp32 (comparable)" : "fp16",
            o->precision == TEXMEM_PRECISION_FP32 ? "" : " (use --precision fp32 to compare)");
   printf("planning:     %.1f us   pool creation: %.3f ms\n", ps->plan_us, ps->pool_create_ms);
+  printf("creation:     %.1f ms for the five runtimes, %.1f ms their first runs; %" PRIu64
+         " GL programs compiled in %.1f ms\n",
+         b->create_ms, b->first_run_ms, b->programs_compiled, b->compile_ms);
+  if (b->compile_ms >= COLD_COMPILE_MS)
+    printf("              (a GPU driver may still be optimizing programs compiled this long:\n"
+           "              on an H100, MobileNet ran 3x slower in the process that compiled\n"
+           "              them; run again, the driver's shader cache keeps them)\n");
   printf("kernels:      %s 1x1 convolutions%s; %zu operators fused into convolutions "
          "(%zu dispatches run late)\n",
          ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
@@ -552,6 +569,9 @@ static void print_json(const bench *b, uint64_t peak_rss) {
          ns->texture_bytes, ps->texture_bytes, b->lower_bound, b->max_live);
   printf("  \"weights_bytes\": %" PRIu64 ",\n  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n",
          ps->weights_bytes, ps->plan_us, ps->pool_create_ms);
+  printf("  \"create_ms\": %.3f,\n  \"first_run_ms\": %.3f,\n  \"programs_compiled\": %" PRIu64
+         ",\n  \"compile_ms\": %.3f,\n",
+         b->create_ms, b->first_run_ms, b->programs_compiled, b->compile_ms);
   printf("  \"kernels\": \"%s\",\n  \"fused\": %zu,\n  \"late_fused\": %zu,\n",
          ps->tiled ? "tiled" : "portable", ps->fused, ps->late_fused);
   printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
@@ -695,26 +715,42 @@ static void setup_descs(bench *b) {
   su->desc[BENCH_BUFFER].storage = TEXMEM_STORAGE_BUFFER;
 }
 
+static texmem_status create_storages(bench *b, const char **what, texmem_error *err);
+
 /* Naive, planned (both layouts) and arena runtimes, inputs set; *what
  * names the one that failed. */
 static texmem_status create_runtimes(bench *b, const char **what, texmem_error *err) {
-  bench_setup *su = &b->setup;
   setup_descs(b);
   fprintf(stderr, "texmem bench: creating the naive and the planned runtime\n");
-  texmem_status st;
-  *what = "naive runtime";
-  if ((st = bench_setup_runtime(su, BENCH_NAIVE, false, &b->naive, err))) return st;
-  *what = "planned runtime";
-  if ((st = bench_setup_runtime(su, BENCH_OBJECTS, false, &b->planned, err))) return st;
-  bench_setup other = *su;
+  texmem_gl_counters_get(b->ctx, &b->compile_start);
+  double t0 = cli_now_ms();
+  texmem_status st = create_storages(b, what, err);
+  b->create_ms = cli_now_ms() - t0;
+  return st;
+}
+
+static texmem_status create_storages(bench *b, const char **what, texmem_error *err) {
+  bench_setup other = b->setup;
   other.desc[BENCH_OBJECTS].layout =
       b->layout == TEXMEM_LAYOUT_NATURAL ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL;
-  *what = "planned runtime (other layout)";
-  if ((st = bench_setup_runtime(&other, BENCH_OBJECTS, false, &b->other, err))) return st;
-  *what = "arena runtime";
-  if ((st = bench_setup_runtime(su, BENCH_ARENA, false, &b->arena, err))) return st;
-  *what = "buffer arena runtime";
-  if ((st = bench_setup_runtime(su, BENCH_BUFFER, false, &b->buffer, err))) return st;
+  const struct {
+    const char *what;
+    const bench_setup *su;
+    int slot;
+    texmem_runtime **rt;
+  } make[] = {{"naive runtime", &b->setup, BENCH_NAIVE, &b->naive},
+              {"planned runtime", &b->setup, BENCH_OBJECTS, &b->planned},
+              {"planned runtime (other layout)", &other, BENCH_OBJECTS, &b->other},
+              {"arena runtime", &b->setup, BENCH_ARENA, &b->arena},
+              {"buffer arena runtime", &b->setup, BENCH_BUFFER, &b->buffer}};
+  for (size_t i = 0; i < sizeof make / sizeof make[0]; i++) {
+    double t0 = cli_now_ms();
+    *what = make[i].what;
+    texmem_status st = bench_setup_runtime(make[i].su, make[i].slot, false, make[i].rt, err);
+    if (st) return st;
+    if (!isatty(STDERR_FILENO))
+      fprintf(stderr, "texmem bench: %s created in %.0f ms\n", make[i].what, cli_now_ms() - t0);
+  }
   choose_storage(b);
   return TEXMEM_STATUS_OK;
 }
@@ -729,12 +765,22 @@ static texmem_status time_runs(bench *b, texmem_error *err) {
   }
   double *tn = t, *tp = t + o->runs, *to = t + 2 * o->runs, *ta = t + 3 * o->runs,
          *tb = t + 4 * o->runs;
+  double t0 = cli_now_ms();
   texmem_status st = timed_run(b->naive, &warm, err);
   if (!st) st = timed_run(b->planned, &warm, err);
   if (!st) st = timed_run(b->other, &warm, err);
   if (!st) st = timed_run(b->arena, &warm, err);
   if (!st) st = timed_run(b->buffer, &warm, err);
+  b->first_run_ms = cli_now_ms() - t0;
+  texmem_gl_counters c;
+  texmem_gl_counters_get(b->ctx, &c);
+  b->programs_compiled = c.programs_compiled - b->compile_start.programs_compiled;
+  b->compile_ms = (double)(c.compile_ns - b->compile_start.compile_ns) / 1e6;
   bool tty = isatty(STDERR_FILENO);
+  if (!tty)
+    fprintf(stderr, "texmem bench: created in %.0f ms, first runs %.0f ms: %" PRIu64
+            " programs compiled in %.0f ms\n", b->create_ms, b->first_run_ms,
+            b->programs_compiled, b->compile_ms);
   if (!tty) fprintf(stderr, "texmem bench: %u timed runs of each\n", o->runs);
   for (unsigned r = 0; r < o->runs && !st; r++) {
     if (tty) fprintf(stderr, "\rtexmem bench: run %u/%u", r + 1, o->runs);
