@@ -150,6 +150,11 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
   }
   texmem_status st = texmem__gl_check(err, "glGetIntegerv (limits)");
   if (st) return st;
+  /* A context of our own compiles programs on as many of the driver's
+   * threads as it has (program_batch.c issues a runtime's compiles
+   * together); an adopted context keeps the caller's setting. */
+  if (c->owned && GLAD_GL_KHR_parallel_shader_compile && glMaxShaderCompilerThreadsKHR)
+    glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
   /* Optional queries: timers (bench --profile) and driver memory. */
   texmem__gl_timer_detect(c);
   texmem__gl_memory_detect(c);

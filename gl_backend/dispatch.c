@@ -2,6 +2,7 @@
  * texture, check exclusive access and lifetimes (and, in debug mode, the
  * last writer of every object read), then bind and dispatch. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gl_pool.h"
@@ -61,9 +62,10 @@ static texmem_status check_lifetime(const texmem_gl_pool *pool, size_t tensor, u
 }
 
 /* Everything a dispatch checks, apart from the work: handles, counts,
- * exclusive access, lifetimes and the reuse checker. Fills the program, the
+ * exclusive access, lifetimes and the reuse checker (`checks` false: the
+ * handles and counts alone, for texmem_gl_prepare). Fills the program, the
  * buffer names, the image bindings and their tensor ids; no GL call. */
-static texmem_status validate_op(texmem_gl_pool *pool, const texmem_gl_op *op,
+static texmem_status validate_op(texmem_gl_pool *pool, const texmem_gl_op *op, bool checks,
                                  texmem__gl_prog **prog, GLuint bufs[TEXMEM__GL_MAX_BUFFERS],
                                  texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES],
                                  size_t ids[TEXMEM__GL_MAX_IMAGES], texmem_error *err) {
@@ -111,6 +113,7 @@ static texmem_status validate_op(texmem_gl_pool *pool, const texmem_gl_op *op,
     b[i].linear_width = x->linear_width;
     b[i].base_row = x->base_row;
     b[i].ranged = pool->arena && x->object != TEXMEM__NO_OBJECT;
+    if (!checks) continue;
     /* Exclusive access: never the same texture twice in one dispatch
      * (arena: never the same rows, when one of them is written). */
     for (size_t j = 0; j < i; j++) {
@@ -175,7 +178,7 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
   GLuint bufs[TEXMEM__GL_MAX_BUFFERS];
   texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES];
   size_t ids[TEXMEM__GL_MAX_IMAGES];
-  texmem_status st = validate_op(pool, op, &p, bufs, b, ids, err);
+  texmem_status st = validate_op(pool, op, true, &p, bufs, b, ids, err);
   if (st) return st;
   size_t n_img = p->n_inputs + p->n_outputs;
   st = texmem__gl_exec(pool->ctx, p, b, bufs, op->uniforms, op->n_uniforms, op->groups, err);
@@ -192,6 +195,33 @@ texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, t
     pool->last_write_task[o] = op->task;
   }
   return TEXMEM_STATUS_OK;
+}
+
+typedef uint8_t key_row[TEXMEM__GL_MAX_IMAGES];
+
+texmem_status texmem_gl_prepare(texmem_gl_pool *pool, const texmem_gl_op *ops, size_t n,
+                                texmem_error *err) {
+  if (!pool || (n && !ops))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "pool or ops is NULL");
+  texmem__gl_prog **progs = malloc((n + 1) * sizeof *progs);
+  key_row *keys = malloc((n + 1) * sizeof *keys);
+  size_t m = 0;
+  texmem_status st = TEXMEM_STATUS_OK;
+  if (!progs || !keys) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 0; i < n && !st; i++) {
+    GLuint bufs[TEXMEM__GL_MAX_BUFFERS];
+    texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES];
+    size_t ids[TEXMEM__GL_MAX_IMAGES];
+    texmem_error skip = {0};
+    /* An op that does not resolve is left to its dispatch, which says why. */
+    if (validate_op(pool, &ops[i], false, &progs[m], bufs, b, ids, &skip)) continue;
+    memset(keys[m], 0, sizeof keys[m]);
+    if (!texmem__gl_variant_key(pool->ctx, progs[m], b, keys[m], &skip)) m++;
+  }
+  if (!st) st = texmem__gl_compile_batch(pool->ctx, progs, (const key_row *)keys, m, err);
+  free(progs);
+  free(keys);
+  return st;
 }
 
 texmem_status texmem_gl_run(texmem_gl_pool *pool, const texmem_gl_op *ops, size_t n,

@@ -209,6 +209,26 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
                                      bool writable_buffers, texmem_gl_program *out,
                                      texmem_error *err);
 void texmem__gl_programs_free_all(texmem_gl_context *ctx);
+/* A variant's key (each binding's target, format, buffer slot) for the
+ * bindings, checked against the int coordinates and SSBO limits. */
+texmem_status texmem__gl_variant_key(const texmem_gl_context *ctx, const texmem__gl_prog *p,
+                                     const texmem__gl_binding *images, uint8_t *key,
+                                     texmem_error *err);
+texmem__gl_variant *texmem__gl_variant_find(texmem__gl_prog *p, const uint8_t *key);
+/* Adds the variant of `key` holding one reference to `prog` (released on
+ * failure); *out may be NULL. */
+texmem_status texmem__gl_variant_add(texmem_gl_context *ctx, texmem__gl_prog *p,
+                                     const uint8_t *key, GLuint prog, texmem__gl_variant **out,
+                                     texmem_error *err);
+/* The complete source of a variant (malloc'd; NULL: out of memory). */
+char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key);
+/* The shader's (link: program's) info log as the context's log. */
+void texmem__gl_info_log(texmem_gl_context *ctx, GLuint obj, bool link);
+/* program_batch.c: compiles the variants of n (program, key) pairs not yet
+ * made, all compiles and links issued before any status is read. */
+texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *const *progs,
+                                       const uint8_t (*keys)[TEXMEM__GL_MAX_IMAGES], size_t n,
+                                       texmem_error *err);
 /* program_share.c: the linked program of `source` with one more reference,
  * or 0; add takes `source` (false: out of memory, nothing taken); release
  * drops a reference and deletes the program with the last. */

@@ -166,7 +166,7 @@ static void image_source(sbuf *b, const texmem__gl_prog *p, const uint8_t *key, 
               nm, nm, coord, nm, nm, KEY_HALF(key[i]) ? "tm_half_rne(v)" : "v");
 }
 
-static char *build_source(const texmem__gl_prog *p, const uint8_t *key) {
+char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key) {
   sbuf b = {0};
   sb_puts(&b,
           "#version 310 es\n"
@@ -209,7 +209,7 @@ static void set_log(texmem_gl_context *ctx, const char *log) {
 }
 
 /* The shader's or program's info log as ctx's log. */
-static void compile_failed(texmem_gl_context *ctx, GLuint obj, bool link) {
+void texmem__gl_info_log(texmem_gl_context *ctx, GLuint obj, bool link) {
   GLint len = 0;
   if (link) glGetProgramiv(obj, GL_INFO_LOG_LENGTH, &len);
   else glGetShaderiv(obj, GL_INFO_LOG_LENGTH, &len);
@@ -234,7 +234,7 @@ static texmem_status compile_source(texmem_gl_context *ctx, const texmem__gl_pro
   GLint ok = 0;
   glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    compile_failed(ctx, sh, false);
+    texmem__gl_info_log(ctx, sh, false);
     glDeleteShader(sh);
     return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glCompileShader(%s): %s", p->name,
                         ctx->log ? ctx->log : "(no log: out of memory)");
@@ -245,7 +245,7 @@ static texmem_status compile_source(texmem_gl_context *ctx, const texmem__gl_pro
   glDeleteShader(sh); /* flagged; freed with the program */
   glGetProgramiv(prog, GL_LINK_STATUS, &ok);
   if (!ok) {
-    compile_failed(ctx, prog, true);
+    texmem__gl_info_log(ctx, prog, true);
     glDeleteProgram(prog);
     return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glLinkProgram(%s): %s", p->name,
                         ctx->log ? ctx->log : "(no log: out of memory)");
@@ -266,11 +266,46 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One variant's program in v->program: the context's program of the same
- * source (program_share.c), else compiled and linked here. */
-static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_prog *p,
-                                     texmem__gl_variant *v, texmem_error *err) {
-  char *src = build_source(p, v->key);
+texmem__gl_variant *texmem__gl_variant_find(texmem__gl_prog *p, const uint8_t *key) {
+  for (size_t i = 0; i < p->n_variants; i++)
+    if (!memcmp(p->variants[i].key, key, p->n_inputs + p->n_outputs)) return &p->variants[i];
+  return NULL;
+}
+
+texmem_status texmem__gl_variant_add(texmem_gl_context *ctx, texmem__gl_prog *p,
+                                     const uint8_t *key, GLuint prog, texmem__gl_variant **out,
+                                     texmem_error *err) {
+  size_t n_img = p->n_inputs + p->n_outputs;
+  void *grown = texmem__grow(p->variants, &p->cap_variants, p->n_variants + 1,
+                             sizeof *p->variants);
+  if (!grown) {
+    texmem__gl_shared_release(ctx, prog);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
+  p->variants = grown;
+  texmem__gl_variant *v = &p->variants[p->n_variants++];
+  memset(v, 0, sizeof *v);
+  memcpy(v->key, key, n_img);
+  v->program = prog;
+  for (size_t i = 0; i < n_img; i++) {
+    char u[80];
+    snprintf(u, sizeof u, "tm_t_%s", p->images[i]);
+    v->tensor_loc[i] = glGetUniformLocation(prog, u);
+    snprintf(u, sizeof u, "tm_r_%s", p->images[i]);
+    v->row_loc[i] = glGetUniformLocation(prog, u);
+  }
+  set_log(ctx, "");
+  if (out) *out = v;
+  return TEXMEM_STATUS_OK;
+}
+
+/* The cached variant for the bindings: else the context's program of the
+ * same source (program_share.c), else compiled and linked here. */
+static texmem_status get_variant(texmem_gl_context *ctx, texmem__gl_prog *p,
+                                 const uint8_t *key, texmem__gl_variant **out,
+                                 texmem_error *err) {
+  if ((*out = texmem__gl_variant_find(p, key))) return TEXMEM_STATUS_OK;
+  char *src = texmem__gl_build_source(p, key);
   if (!src) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   GLuint prog = texmem__gl_shared_find(ctx, src);
   if (prog) {
@@ -285,40 +320,7 @@ static texmem_status compile_variant(texmem_gl_context *ctx, const texmem__gl_pr
     }
     if (!texmem__gl_shared_add(ctx, src, prog)) free(src); /* unshared; still valid */
   }
-  set_log(ctx, "");
-  v->program = prog;
-  for (size_t i = 0; i < p->n_inputs + p->n_outputs; i++) {
-    char u[80];
-    snprintf(u, sizeof u, "tm_t_%s", p->images[i]);
-    v->tensor_loc[i] = glGetUniformLocation(prog, u);
-    snprintf(u, sizeof u, "tm_r_%s", p->images[i]);
-    v->row_loc[i] = glGetUniformLocation(prog, u);
-  }
-  return TEXMEM_STATUS_OK;
-}
-
-/* The cached variant for the bindings, compiled if new. */
-static texmem_status get_variant(texmem_gl_context *ctx, texmem__gl_prog *p,
-                                 const uint8_t *key, texmem__gl_variant **out,
-                                 texmem_error *err) {
-  size_t n_img = p->n_inputs + p->n_outputs;
-  for (size_t i = 0; i < p->n_variants; i++)
-    if (!memcmp(p->variants[i].key, key, n_img)) {
-      *out = &p->variants[i];
-      return TEXMEM_STATUS_OK;
-    }
-  void *grown = texmem__grow(p->variants, &p->cap_variants, p->n_variants + 1,
-                             sizeof *p->variants);
-  if (!grown) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  p->variants = grown;
-  texmem__gl_variant *v = &p->variants[p->n_variants];
-  memset(v, 0, sizeof *v);
-  memcpy(v->key, key, n_img);
-  texmem_status st = compile_variant(ctx, p, v, err);
-  if (st) return st;
-  p->n_variants++;
-  *out = v;
-  return TEXMEM_STATUS_OK;
+  return texmem__gl_variant_add(ctx, p, key, prog, out, err);
 }
 
 static void prog_free_fields(texmem_gl_context *ctx, texmem__gl_prog *p) {
@@ -499,12 +501,10 @@ static texmem_status set_uniform(const texmem_gl_uniform *u, GLint loc, const ch
   return TEXMEM_STATUS_OK;
 }
 
-texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
-                              const texmem__gl_binding *images, const GLuint *buffers,
-                              const texmem_gl_uniform *uniforms, size_t n_uniforms,
-                              const uint32_t groups_in[3], texmem_error *err) {
+texmem_status texmem__gl_variant_key(const texmem_gl_context *ctx, const texmem__gl_prog *p,
+                                     const texmem__gl_binding *images, uint8_t *key,
+                                     texmem_error *err) {
   size_t n_img = p->n_inputs + p->n_outputs;
-  uint8_t key[TEXMEM__GL_MAX_IMAGES] = {0};
   for (size_t i = 0; i < n_img; i++) {
     const uint64_t *s = images[i].shape;
     if (s[0] > INT32_MAX || s[1] > INT32_MAX || s[2] > INT32_MAX ||
@@ -522,6 +522,17 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
                         "program %s: %zu storage buffers exceed the limit %lld", p->name, ssbos,
                         (long long)ctx->limits.max_compute_ssbos);
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
+                              const texmem__gl_binding *images, const GLuint *buffers,
+                              const texmem_gl_uniform *uniforms, size_t n_uniforms,
+                              const uint32_t groups_in[3], texmem_error *err) {
+  size_t n_img = p->n_inputs + p->n_outputs;
+  uint8_t key[TEXMEM__GL_MAX_IMAGES] = {0};
+  texmem_status st = texmem__gl_variant_key(ctx, p, images, key, err);
+  if (st) return st;
   uint32_t groups[3];
   bool auto_groups = !groups_in || (!groups_in[0] && !groups_in[1] && !groups_in[2]);
   for (int k = 0; k < 3; k++) {
@@ -540,7 +551,7 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
                           groups[k], k, (long long)ctx->limits.max_work_group_count[k]);
   }
   texmem__gl_variant *v;
-  texmem_status st = get_variant(ctx, p, key, &v, err);
+  st = get_variant(ctx, p, key, &v, err);
   if (st) return st;
 
   /* Barrier only on a hazard since the last one: read or overwrite after a

@@ -404,6 +404,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
   if (st) return fail(rt, st);
   link_gl_ops(rt);
+  /* Every program now, in one batch, not one by one in the first run. */
+  if ((st = texmem_gl_prepare(rt->pool, rt->ops, rt->n_gl_ops, err))) return fail(rt, st);
   if (d.profile && (st = profile_setup(rt, err))) return fail(rt, st);
 
   texmem_runtime_stats *s = &rt->stats;

@@ -116,6 +116,10 @@ static texmem_gl_op op_of(const progs *p, const node *nd, size_t task, texmem_gl
   return op;
 }
 
+/* Set by a test: run_graph prepares every op (texmem_gl_prepare) before
+ * the counters of its run are reset. */
+static bool prepare_first;
+
 /* Runs the graph on a pool of plan; returns the graph outputs' data (NULL
  * for other tensors) and the counters of the run (uploads excluded). */
 static float **run_graph(texmem_gl_context *ctx, const progs *p, const graph *g,
@@ -134,6 +138,12 @@ static float **run_graph(texmem_gl_context *ctx, const progs *p, const graph *g,
       TG_OK(texmem_gl_tensor_upload(pool, t, in, &tg_err_));
       free(in);
     }
+  if (prepare_first) {
+    texmem_gl_op ops[MAXT];
+    texmem_gl_uniform us[MAXT];
+    for (size_t k = 0; k < g->n_nodes; k++) ops[k] = op_of(p, &g->nodes[k], k, &us[k]);
+    TG_OK(texmem_gl_prepare(pool, ops, g->n_nodes, &tg_err_));
+  }
   texmem_gl_counters_reset(ctx);
   for (size_t k = 0; k < g->n_nodes; k++) {
     texmem_gl_uniform u;
@@ -644,6 +654,124 @@ Test(gl_dispatch, same_source_programs_share_one_link) {
   free_vals(&g, b);
   free_vals(&g, d);
   texmem_plan_destroy(naive);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* texmem_gl_prepare compiles, in one batch, what the ops' first dispatches
+ * would: here the fp16 and buffer variants. The run then compiles nothing
+ * and matches the CPU. Two programs of one source compile once (a leader
+ * and its follower); an op that does not resolve is left to its dispatch. */
+Test(gl_dispatch, prepare_compiles_what_the_run_would) {
+  texmem_gl_context *ctx = tg_context();
+  progs p = make_progs(ctx), twin = make_progs(ctx);
+  graph g = diamond();
+  texmem_record r[MAXT];
+  records_of(&g, r);
+  texmem_plan *naive = naive_plan(&g);
+  texmem_plan *arena = tt_plan(r, g.n_tensors, 3,
+                               (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
+                                                  .layout = TEXMEM_LAYOUT_LINEAR,
+                                                  .max_dims = {1, 0, 0}});
+  float **want = reference(&g);
+  const texmem_gl_pool_desc descs[2] = {{.format = TEXMEM_GL_RGBA16F},
+                                        {.storage = TEXMEM_STORAGE_BUFFER}};
+  for (int k = 0; k < 2; k++) {
+    const texmem_plan *plan = k ? arena : naive;
+    texmem_gl_counters_reset(ctx);
+    prepare_first = true;
+    texmem_gl_counters cr, c;
+    float **o = run_graph(ctx, &p, &g, plan, descs[k], &cr);
+    prepare_first = false;
+    texmem_gl_counters_get(ctx, &c);
+    cr_assert_eq(cr.programs_compiled, 0, "the run compiled %llu programs",
+                 (unsigned long long)cr.programs_compiled);
+    cr_assert_eq(cr.dispatches, g.n_nodes);
+    if (k == 1) assert_same_outputs(&g, o, want, "buffer, prepared");
+    free_vals(&g, o);
+    /* The twin's variants: the same sources, linked already. */
+    texmem_gl_counters_reset(ctx);
+    o = run_graph(ctx, &twin, &g, plan, descs[k], &cr);
+    texmem_gl_counters_get(ctx, &c);
+    cr_assert_eq(c.programs_compiled, 0, "the twin shares every link");
+    if (k == 1) assert_same_outputs(&g, o, want, "buffer, twin");
+    free_vals(&g, o);
+  }
+  /* Prepared together, the twins' new variants (fp16 buffers) compile
+   * once: the second program's entry follows the first's. */
+  texmem_gl_pool *bp = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = arena, .records = r,
+                                                         .record_count = g.n_tensors, .dims = 3,
+                                                         .storage = TEXMEM_STORAGE_BUFFER,
+                                                         .format = TEXMEM_GL_RGBA16F},
+                              &bp, &tg_err_));
+  texmem_gl_uniform us[2];
+  texmem_gl_op both[2] = {op_of(&p, &g.nodes[0], 0, &us[0]), op_of(&twin, &g.nodes[0], 0, &us[1])};
+  texmem_gl_counters c;
+  texmem_gl_counters_reset(ctx);
+  TG_OK(texmem_gl_prepare(bp, both, 2, &tg_err_));
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 1);
+  texmem_gl_pool_destroy(bp);
+  texmem_plan_destroy(arena);
+  /* A stale handle is skipped by prepare; its dispatch names it. */
+  texmem_gl_program_destroy(ctx, p.add);
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = naive, .records = r,
+                                                         .record_count = g.n_tensors, .dims = 3},
+                              &pool, &tg_err_));
+  texmem_gl_uniform u;
+  texmem_gl_op op = op_of(&p, &g.nodes[2], 2, &u);
+  TG_OK(texmem_gl_prepare(pool, &op, 1, &tg_err_));
+  texmem_error err = {0};
+  cr_assert_eq(texmem_gl_dispatch(pool, &op, &err), TEXMEM_STATUS_STALE_HANDLE);
+  cr_assert_eq(texmem_gl_prepare(NULL, &op, 1, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  TG_OK(texmem_gl_prepare(pool, NULL, 0, &tg_err_));
+  texmem_gl_pool_destroy(pool);
+  free_vals(&g, want);
+  texmem_plan_destroy(naive);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* A variant that does not compile (the body names the image of a texture
+ * binding, which a buffer binding does not declare) fails prepare with the
+ * program's name and the log; nothing is left half made. */
+Test(gl_dispatch, prepare_reports_a_compile_error) {
+  texmem_gl_context *ctx = tg_context();
+  static const char *const src[] = {"src"}, *const dst[] = {"dst"};
+  texmem_gl_program_desc d = {
+      .name = "texture_only",
+      .source = "void main() { ivec3 p = ivec3(gl_GlobalInvocationID); "
+                "if (!dst_inside(p)) return; "
+                "dst_write(p, src_read(p) + float(imageSize(tm_img_src).x)); }",
+      .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1};
+  texmem_gl_program prog = {0};
+  TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
+  graph g = chain();
+  g.n_nodes = 1;
+  texmem_record r[MAXT];
+  records_of(&g, r);
+  texmem_plan *naive = tt_plan(r, g.n_tensors, 3,
+                               (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
+                                                  .layout = TEXMEM_LAYOUT_LINEAR,
+                                                  .max_dims = {1, 0, 0}});
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = naive, .records = r,
+                                                         .record_count = g.n_tensors, .dims = 3,
+                                                         .storage = TEXMEM_STORAGE_BUFFER},
+                              &pool, &tg_err_));
+  size_t in = 0, out = 1;
+  texmem_gl_op op = {.program = prog, .inputs = &in, .n_inputs = 1, .outputs = &out,
+                     .n_outputs = 1};
+  texmem_error err = {0};
+  cr_assert_eq(texmem_gl_prepare(pool, &op, 1, &err), TEXMEM_STATUS_SHADER_COMPILE, "%s",
+               err.message);
+  cr_assert(strstr(err.message, "texture_only") && strstr(err.message, "tm_img_src"), "%s",
+            err.message);
+  cr_assert_eq(texmem_gl_dispatch(pool, &op, &err), TEXMEM_STATUS_SHADER_COMPILE, "%s",
+               err.message);
+  texmem_gl_pool_destroy(pool);
+  texmem_plan_destroy(naive);
+  texmem_gl_program_destroy(ctx, prog);
   texmem_gl_context_destroy(ctx);
 }
 

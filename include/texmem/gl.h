@@ -322,6 +322,15 @@ TEXMEM_API texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_g
  * if not NULL). */
 TEXMEM_API texmem_status texmem_gl_run(texmem_gl_pool *pool, const texmem_gl_op *ops,
                                        size_t n, size_t *failed_op, texmem_error *err);
+/* Compiles now, in one batch, every program variant the ops would dispatch
+ * with (their bindings' targets and formats), so that dispatching them
+ * compiles nothing: all compiles and links are issued before any status is
+ * read, and a driver with GL_KHR_parallel_shader_compile may spread them
+ * over its threads. Dispatches nothing; an op that does not resolve (a
+ * stale handle, a wrong count) is skipped, its dispatch reports it. A
+ * compile error is returned with the info log. */
+TEXMEM_API texmem_status texmem_gl_prepare(texmem_gl_pool *pool, const texmem_gl_op *ops,
+                                           size_t n, texmem_error *err);
 /* Waits until the GPU has finished everything issued so far (glFinish);
  * a GL error pending after it is returned naming glFinish. */
 TEXMEM_API texmem_status texmem_gl_finish(texmem_gl_context *ctx, texmem_error *err);

@@ -1,0 +1,157 @@
+/* Compiling a runtime's programs in one batch, before its first run.
+ *
+ * A program variant compiles at its first dispatch unless made earlier,
+ * and each compile used to be followed at once by the status queries that
+ * wait for it: one program at a time, on one core. On NVIDIA's driver a
+ * texmem kernel takes about a second to compile (H100, 2026-11-26), so a
+ * model's first run took half a minute. Here every missing variant of a
+ * list is compiled in three passes: all glCompileShader calls, then all
+ * glLinkProgram calls, then the status reads. A driver with
+ * GL_KHR_parallel_shader_compile (its threads raised to the most at context
+ * creation, context.c) may then work on the whole batch at once; any other
+ * driver compiles as before, in the same total time, moved from the first
+ * run to the call that asks for it.
+ *
+ * A variant whose source the context already linked takes that program
+ * (program_share.c), and two entries of one source compile once: the
+ * first is the leader, the others follow it. The first failure is the
+ * status returned, with its info log; every entry before it that compiled
+ * is kept, the rest are dropped, so a dispatch can still compile them. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gl_internal.h"
+
+typedef struct pending {
+  texmem__gl_prog *p;
+  const uint8_t *key;
+  char *src;     /* owned until the shared table takes it */
+  size_t leader; /* the entry compiling this source; SIZE_MAX: linked before */
+  GLuint sh, prog;
+  GLuint held;   /* the program this entry holds a reference to, or 0 */
+  bool unshared; /* a leader whose program the table could not take */
+} pending;
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Entries to make: variants not made yet, each once, with their sources;
+ * a source linked before is taken by reference now. */
+static texmem_status collect(texmem_gl_context *ctx, texmem__gl_prog *const *progs,
+                             const uint8_t (*keys)[TEXMEM__GL_MAX_IMAGES], size_t n, pending *q,
+                             size_t *n_out, texmem_error *err) {
+  size_t m = 0;
+  texmem_status st = TEXMEM_STATUS_OK;
+  for (size_t i = 0; i < n && !st; i++) {
+    texmem__gl_prog *p = progs[i];
+    size_t n_img = p->n_inputs + p->n_outputs;
+    if (texmem__gl_variant_find(p, keys[i])) continue;
+    bool seen = false;
+    for (size_t j = 0; j < m && !seen; j++)
+      seen = q[j].p == p && !memcmp(q[j].key, keys[i], n_img);
+    if (seen) continue;
+    char *src = texmem__gl_build_source(p, keys[i]);
+    if (!src) {
+      st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+      break;
+    }
+    pending e = {.p = p, .key = keys[i], .src = src, .leader = m};
+    if ((e.held = texmem__gl_shared_find(ctx, src))) e.leader = SIZE_MAX;
+    for (size_t j = 0; j < m && e.leader == m; j++)
+      if (q[j].leader == j && !strcmp(q[j].src, src)) e.leader = j;
+    q[m++] = e;
+  }
+  *n_out = m;
+  return st;
+}
+
+/* Issues the leaders' compiles, then their links; no status read. */
+static void issue(pending *q, size_t m) {
+  for (size_t i = 0; i < m; i++) {
+    if (q[i].leader != i) continue;
+    q[i].sh = glCreateShader(GL_COMPUTE_SHADER);
+    const GLchar *srcs[] = {q[i].src};
+    glShaderSource(q[i].sh, 1, srcs, NULL);
+    glCompileShader(q[i].sh);
+  }
+  for (size_t i = 0; i < m; i++) {
+    if (q[i].leader != i) continue;
+    q[i].prog = glCreateProgram();
+    glAttachShader(q[i].prog, q[i].sh);
+    glLinkProgram(q[i].prog);
+  }
+}
+
+/* Reads a leader's statuses: its program shared (held), or the failure
+ * with its log. */
+static texmem_status settle(texmem_gl_context *ctx, pending *e, texmem_error *err) {
+  GLint ok = 0;
+  glGetShaderiv(e->sh, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    texmem__gl_info_log(ctx, e->sh, false);
+    return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glCompileShader(%s): %s",
+                        e->p->name, ctx->log ? ctx->log : "(no log: out of memory)");
+  }
+  glGetProgramiv(e->prog, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    texmem__gl_info_log(ctx, e->prog, true);
+    return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glLinkProgram(%s): %s", e->p->name,
+                        ctx->log ? ctx->log : "(no log: out of memory)");
+  }
+  texmem_status st = texmem__gl_check(err, "glLinkProgram");
+  if (st) return st;
+  glDeleteShader(e->sh); /* flagged; freed with the program */
+  e->sh = 0;
+  e->held = e->prog;
+  ctx->counters.programs_compiled++;
+  if (texmem__gl_shared_add(ctx, e->src, e->prog)) e->src = NULL;
+  else e->unshared = true;
+  return TEXMEM_STATUS_OK;
+}
+
+/* Followers take a reference to their leader's shared program. */
+static texmem_status follow(texmem_gl_context *ctx, pending *q, size_t m, texmem_error *err) {
+  for (size_t i = 0; i < m; i++) {
+    size_t l = q[i].leader;
+    if (l == i || l == SIZE_MAX) continue;
+    if (q[l].unshared) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+    q[i].held = texmem__gl_shared_find(ctx, q[i].src);
+  }
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *const *progs,
+                                       const uint8_t (*keys)[TEXMEM__GL_MAX_IMAGES], size_t n,
+                                       texmem_error *err) {
+  if (!n) return TEXMEM_STATUS_OK;
+  pending *q = calloc(n, sizeof *q);
+  if (!q) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  size_t m = 0;
+  uint64_t t0 = now_ns();
+  texmem__gl_drain();
+  texmem_status st = collect(ctx, progs, keys, n, q, &m, err);
+  if (!st) issue(q, m);
+  for (size_t i = 0; i < m && !st; i++)
+    if (q[i].leader == i) st = settle(ctx, &q[i], err);
+  ctx->counters.compile_ns += now_ns() - t0;
+  if (!st) st = follow(ctx, q, m, err);
+  /* Each entry's variant takes its reference (released on failure). */
+  for (size_t i = 0; i < m && !st; i++) {
+    st = texmem__gl_variant_add(ctx, q[i].p, q[i].key, q[i].held, NULL, err);
+    q[i].held = 0;
+  }
+  for (size_t i = 0; i < m; i++) {
+    if (q[i].held) texmem__gl_shared_release(ctx, q[i].held);
+    if (q[i].sh) { /* never settled */
+      glDeleteShader(q[i].sh);
+      glDeleteProgram(q[i].prog);
+    }
+    free(q[i].src);
+  }
+  free(q);
+  return st;
+}
