@@ -8,6 +8,7 @@
 #            program, and a process that compiled its programs ran MobileNet
 #            3x slower than one that found them in the driver's disk cache
 #            (H100, 2026-11-26); warm.jsonl has each model's compile time
+#            (bench/gpu_table.py --compile warm.jsonl)
 #   bench    `texmem bench MODEL --runs 21 --json`, PROCESSES (default 3) per
 #            model in fp16 and one in fp32, models interleaved; with
 #            OLD_TEXMEM (an older build's texmem, carried), its process runs

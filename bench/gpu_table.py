@@ -8,11 +8,13 @@ same machine (optional); --alone: `texmem bench MODEL --alone buffer --json`
 reports (the driver's figure); --local: reports from any driver for models the
 GPU runs lacked (memory columns only); --compare: runs of the same build with
 another setting (gpu_session.sh's kernels.jsonl, unfused.jsonl), each printed
-as a second table against --after. Latency: the median over processes of
+as a second table against --after; --compile: the warm phase's reports
+(warm.jsonl, programs compiled in a fresh driver cache), a table of each
+model's compile time per precision. Latency: the median over processes of
 each process's median; memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
-                       [--compare K.jsonl ...]
+                       [--compare K.jsonl ...] [--compile W.jsonl]
 """
 import argparse
 import json
@@ -80,6 +82,23 @@ def compare(path, after):
                                                       mo / ma if ma else 0.0))
 
 
+def compile_table(path):
+    """Programs compiled and seconds spent creating the five runtimes, in
+    their first runs and compiling, per model and precision."""
+    print("\n%s (seconds):\n" % path)
+    print("| model | precision | programs | compiling | creating | first runs |")
+    print("|---|---|---:|---:|---:|---:|")
+    for p in ("fp16", "fp32"):
+        for name, reps in sorted(load([path], p).items()):
+            r = reps[0]
+            if "compile_ms" not in r:
+                continue
+            first = r.get("first_run_ms")  # builds before f55e5d1 lack it
+            print("| %s | %s | %d | %.1f | %.1f | %s |" % (
+                name, p, r["programs_compiled"], r["compile_ms"] / 1e3, r["create_ms"] / 1e3,
+                "-" if first is None else "%.1f" % (first / 1e3)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
@@ -87,6 +106,7 @@ def main():
     ap.add_argument("--alone", nargs="*")
     ap.add_argument("--local", nargs="*")
     ap.add_argument("--compare", nargs="*")
+    ap.add_argument("--compile", nargs="*")
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -97,6 +117,8 @@ def main():
         print(row(name, after[name] if gpu else local[name], gpu, before, alone))
     for path in a.compare or []:
         compare(path, after)
+    for path in a.compile or []:
+        compile_table(path)
 
 
 if __name__ == "__main__":
