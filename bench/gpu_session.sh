@@ -2,7 +2,6 @@
 # One device call's measurements, from a bundle of ../shared/gpu/bundle.sh
 # (.gpu/, .gl/) carried to an NVIDIA machine. Run from the folder holding
 # them: bash bench/gpu_session.sh [PROCESSES] [OLD_TEXMEM]
-#   tests    the GL test programs that need no Node, 8 at a time
 #   warm     one untimed `texmem bench MODEL --runs 1` per model and precision
 #            (and OLD_TEXMEM's): NVIDIA's compiler takes about a second a
 #            program, and a process that compiled its programs ran MobileNet
@@ -18,11 +17,15 @@
 #   kernels  `--kernels portable`, then `--unfused`, on three models (beside
 #            the default bench: the tiled 1x1 kernel's gain, fusion's;
 #            kernels.jsonl, unfused.jsonl)
-# Writes JSON lines to $OUT (or /tmp/out) for bench/gpu_table.py (--compare
-# kernels.jsonl unfused.jsonl for the kernels phase's tables). Every phase
-# checks a deadline (DEADLINE_S, default 500 s) so what ran comes back.
+#   tests    last, the GL test programs that need no Node, 8 at a time, in
+#            what is left (a cold driver compiles each test's programs)
+# Phases start by 20, 45, 55, 65 and 70% of the deadline; the tests take the
+# rest (DEADLINE_S, default 480 s: a device session has 15 minutes all told,
+# the machine's start included), so what ran comes back. Writes JSON lines
+# to $OUT (or /tmp/out) for bench/gpu_table.py (--compare kernels.jsonl
+# unfused.jsonl for the kernels phase's tables, --compile warm.jsonl).
 cd "$(dirname "$0")/.."
-procs=${1:-3}; old=${2:-}; end=${DEADLINE_S:-500}
+procs=${1:-3}; old=${2:-}; end=${DEADLINE_S:-480}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 bash .gpu/run.sh info > /dev/null 2>&1   # unpacks the loaders, writes info.txt
 v=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
@@ -44,14 +47,9 @@ bench() { # out binary model precision args...
   line "$out" "$name" "$p" $? /tmp/b.json; }
 phase() { echo "== $1 at $(el) s" | tee -a "$LOG"; }
 
-phase tests
-ls "$B"/test_* | grep -vE 'test_rt_oracle|test_rt_tflite_ops8|test_cli_tflm_tflite|test_cli_extract_assets' \
-  | xargs -P 8 -I{} sh -c 'timeout 150 {} --jobs 2 > /tmp/$(basename {}).log 2>&1; echo "$(basename {}) rc=$?"' \
-  | sort | tee -a "$LOG" > "$O/tests.txt"
-grep -hE "^\[FAIL\]" /tmp/test_*.log >> "$O/tests.txt"; grep -v "rc=0$" "$O/tests.txt"
 phase warm
 for p in fp16 fp32; do for m in $models; do
-  [ "$(el)" -lt $((end * 3 / 10)) ] || continue
+  [ "$(el)" -lt $((end * 2 / 10)) ] || continue
   bench "$O/warm.jsonl" "$B/texmem" "$m" $p --runs 1
   [ -n "$old" ] && bench "$O/warm_before.jsonl" "$old" "$m" $p --runs 1
 done; done
@@ -59,28 +57,38 @@ phase bench
 for k in $(seq "$procs"); do for p in fp16 fp32; do
   [ "$p" = fp32 ] && [ "$k" -gt 1 ] && continue
   for m in $models; do
-    [ "$(el)" -lt $((end * 6 / 10)) ] || continue
+    [ "$(el)" -lt $((end * 45 / 100)) ] || continue
     bench "$O/after.jsonl" "$B/texmem" "$m" $p --runs 21
     [ -n "$old" ] && bench "$O/before.jsonl" "$old" "$m" $p --runs 21
   done; done; done
 phase alone
 for p in fp16 fp32; do for m in $models; do for s in naive objects arena buffer; do
-  [ "$(el)" -lt $((end * 85 / 100)) ] && bench "$O/alone.jsonl" "$B/texmem" "$m" $p --alone $s
+  [ "$(el)" -lt $((end * 55 / 100)) ] && bench "$O/alone.jsonl" "$B/texmem" "$m" $p --alone $s
 done; done; done
 phase profile
 for m in builtin .gpu/models/selfie_segmentation.tflite; do
-  [ "$(el)" -lt "$end" ] && [ "$m" = builtin -o -f "$m" ] &&
+  [ "$(el)" -lt $((end * 65 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/profile.jsonl" "$B/texmem" "$m" fp16 --runs 5 --profile
 done
 phase kernels
 for m in builtin .gpu/models/pose_detection.tflite .gpu/models/selfie_segmentation.tflite; do
-  [ "$(el)" -lt "$end" ] && [ "$m" = builtin -o -f "$m" ] &&
+  [ "$(el)" -lt $((end * 65 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/kernels.jsonl" "$B/texmem" "$m" fp16 --runs 21 --kernels portable
 done
 for m in .gpu/models/palm_detection_lite.tflite .gpu/models/face_landmark.tflite \
          .gpu/models/face_detection_full_range.tflite; do
-  [ "$(el)" -lt "$end" ] && [ -f "$m" ] &&
+  [ "$(el)" -lt $((end * 70 / 100)) ] && [ -f "$m" ] &&
     bench "$O/unfused.jsonl" "$B/texmem" "$m" fp16 --runs 21 --unfused
 done
+phase tests
+# Last: each program, 8 at a time, gets what is left of the deadline (at
+# most 150 s); one not started by then is listed as not run.
+export END_AT=$((T0 + end))
+ls "$B"/test_* | grep -vE 'test_rt_oracle|test_rt_tflite_ops8|test_cli_tflm_tflite|test_cli_extract_assets' \
+  | xargs -P 8 -I{} sh -c 'left=$((END_AT - $(date +%s))); [ $left -gt 150 ] && left=150
+      if [ $left -lt 10 ]; then echo "$(basename {}) not run"; exit 0; fi
+      timeout $left {} --jobs 2 > /tmp/$(basename {}).log 2>&1; echo "$(basename {}) rc=$?"' \
+  | sort | tee -a "$LOG" > "$O/tests.txt"
+grep -hE "^\[FAIL\]" /tmp/test_*.log >> "$O/tests.txt"; grep -v "rc=0$" "$O/tests.txt"
 phase done
 wc -l "$O"/*.jsonl
