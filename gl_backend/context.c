@@ -153,8 +153,14 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
   /* A context of our own compiles programs on as many of the driver's
    * threads as it has (program_batch.c issues a runtime's compiles
    * together); an adopted context keeps the caller's setting. */
-  if (c->owned && GLAD_GL_KHR_parallel_shader_compile && glMaxShaderCompilerThreadsKHR)
-    glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
+  c->limits.compiler_threads = -1;
+  if (GLAD_GL_KHR_parallel_shader_compile && glMaxShaderCompilerThreadsKHR) {
+    if (c->owned) glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
+    GLint n = 0;
+    glGetIntegerv(GL_MAX_SHADER_COMPILER_THREADS_KHR, &n);
+    c->limits.compiler_threads = (int64_t)(uint32_t)n;
+    texmem__gl_drain(); /* a driver that lists the extension but not the query */
+  }
   /* Optional queries: timers (bench --profile) and driver memory. */
   texmem__gl_timer_detect(c);
   texmem__gl_memory_detect(c);

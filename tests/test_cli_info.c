@@ -23,7 +23,7 @@ Test(cli_info, text_report) {
   cr_assert_eq(code, 0, "stderr: %s", err);
   static const char *const lines[] = {"renderer:", "GL version:", "GLSL version:", "max 2-D size:",
                                       "max 3-D size:", "max layers:", "max image units:",
-                                      "max work groups:", "max group size:"};
+                                      "max work groups:", "max group size:", "shader compiles:"};
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
     cr_expect_not_null(strstr(out, lines[i]), "no '%s' in:\n%s", lines[i], out);
   cr_expect_not_null(strstr(out, "OpenGL ES 3."), "%s", out);
@@ -38,7 +38,8 @@ Test(cli_info, json_limits) {
   static const char *const keys[] = {"\"renderer\":", "\"gl_version\":", "\"glsl_version\":",
                                      "\"max_2d_size\":", "\"max_3d_size\":",
                                      "\"max_array_layers\":", "\"max_image_units\":",
-                                     "\"max_work_group_count\":", "\"max_work_group_size\":"};
+                                     "\"max_work_group_count\":", "\"max_work_group_size\":",
+                                     "\"compiler_threads\":"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     cr_expect_not_null(strstr(out, keys[i]), "no %s in %s", keys[i], out);
   /* GLES 3.1 guarantees at least 2048 texels a side. */

@@ -27,6 +27,10 @@ Test(gl_context, create_auto_gles31_with_limits) {
   cr_assert_geq(l.max_work_group_size[2], 64);
   cr_assert_geq(l.max_work_group_invocations, 128);
   cr_assert_geq(l.max_shared_memory, 16384);
+  /* A context of texmem's own asks for all the driver's compiler threads
+   * (GL_KHR_parallel_shader_compile), where it has the extension. */
+  cr_assert(l.compiler_threads == -1 || l.compiler_threads == 0xFFFFFFFFll, "%lld",
+            (long long)l.compiler_threads);
   /* Planner limits follow the texture target. */
   uint64_t md[3];
   texmem_gl_max_dims(ctx, TEXMEM_GL_TARGET_2D_ARRAY, md);

@@ -80,6 +80,9 @@ typedef struct texmem_gl_limits {
   int64_t max_shared_memory;     /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, bytes */
   int64_t max_ssbo_size;         /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes */
   int64_t max_compute_ssbos;     /* GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS */
+  /* GL_MAX_SHADER_COMPILER_THREADS_KHR as set (a context texmem creates asks
+   * for all: 0xFFFFFFFF); -1 without GL_KHR_parallel_shader_compile. */
+  int64_t compiler_threads;
 } texmem_gl_limits;
 
 typedef struct texmem_gl_info {

@@ -81,14 +81,15 @@ int cli_cmd_info(int argc, char **argv) {
            "    \"max_compute_image_uniforms\": %lld,\n    \"max_ssbo_bindings\": %lld,\n"
            "    \"max_work_group_count\": [%lld, %lld, %lld],\n"
            "    \"max_work_group_size\": [%lld, %lld, %lld],\n"
-           "    \"max_work_group_invocations\": %lld,\n    \"max_shared_memory\": %lld\n  }\n}\n",
+           "    \"max_work_group_invocations\": %lld,\n    \"max_shared_memory\": %lld,\n"
+           "    \"compiler_threads\": %lld\n  }\n}\n",
            (long long)l.max_2d_size, (long long)l.max_3d_size, (long long)l.max_array_layers,
            (long long)l.max_image_units, (long long)l.max_compute_image_uniforms,
            (long long)l.max_ssbo_bindings, (long long)l.max_work_group_count[0],
            (long long)l.max_work_group_count[1], (long long)l.max_work_group_count[2],
            (long long)l.max_work_group_size[0], (long long)l.max_work_group_size[1],
            (long long)l.max_work_group_size[2], (long long)l.max_work_group_invocations,
-           (long long)l.max_shared_memory);
+           (long long)l.max_shared_memory, (long long)l.compiler_threads);
   } else {
     printf("platform:        EGL %s%s (%s, EGL %s)\n", in.platform,
            in.surfaceless ? ", surfaceless" : "", in.egl_vendor, in.egl_version);
@@ -100,6 +101,11 @@ int cli_cmd_info(int argc, char **argv) {
            (long long)l.max_image_units, (long long)l.max_compute_image_uniforms,
            (long long)l.max_ssbo_bindings);
     printf("timer queries:   %s\n%s\n", timer_why, memory_why);
+    if (l.compiler_threads < 0)
+      printf("shader compiles: one at a time (no GL_KHR_parallel_shader_compile)\n");
+    else
+      printf("shader compiles: GL_KHR_parallel_shader_compile, threads %s\n",
+             l.compiler_threads == 0xFFFFFFFFll ? "as many as the driver has" : "set by the caller");
     printf("max work groups: %lld x %lld x %lld\n", (long long)l.max_work_group_count[0],
            (long long)l.max_work_group_count[1], (long long)l.max_work_group_count[2]);
     printf("max group size:  %lld x %lld x %lld (%lld invocations, %lld bytes shared)\n",
