@@ -608,19 +608,23 @@ Test(gl_dispatch, programs_compile_once_and_report_the_log) {
  * driver can take a second a compile): a second set compiles nothing and
  * runs as the first, outlives the first's destruction, and the link goes
  * with the last reference. Compile time is counted, and reset. */
+static texmem_gl_counters counters_of(const texmem_gl_context *ctx) {
+  texmem_gl_counters c;
+  texmem_gl_counters_get(ctx, &c);
+  return c;
+}
+
 Test(gl_dispatch, same_source_programs_share_one_link) {
   texmem_gl_context *ctx = tg_context();
   texmem_gl_counters_reset(ctx);
   progs p = make_progs(ctx);
-  texmem_gl_counters c;
-  texmem_gl_counters_get(ctx, &c);
+  texmem_gl_counters c = counters_of(ctx);
   cr_assert_eq(c.programs_compiled, 2);
   cr_assert_gt(c.compile_ns, 0, "compiling takes time");
   texmem_gl_counters_reset(ctx);
-  texmem_gl_counters_get(ctx, &c);
-  cr_assert_eq(c.compile_ns, 0, "reset zeroes the compile time");
+  cr_assert_eq(counters_of(ctx).compile_ns, 0, "reset zeroes the compile time");
   progs q = make_progs(ctx);
-  texmem_gl_counters_get(ctx, &c);
+  c = counters_of(ctx);
   cr_assert_eq(c.programs_compiled, 0, "the same sources again: nothing compiled");
   cr_assert_eq(c.compile_ns, 0);
   graph g = chain();
