@@ -99,7 +99,10 @@ TEXMEM_API texmem_status texmem_runtime_unsupported_ops(const texmem_model *mode
 TEXMEM_API void texmem_op_tally_format(const texmem_op_tally *tallies, size_t n, char *buf,
                                        size_t size);
 
-/* Plans, creates the pool, uploads weights, compiles programs. A model with
+/* Plans, creates the pool, uploads weights, compiles every program the run
+ * needs, in one batch (texmem_gl_prepare; programs of the same source are
+ * shared with the context's other runtimes), so the first run compiles
+ * nothing: on a GPU driver this is the slow step (seconds). A model with
  * operators the runtime cannot execute is refused first, with
  * TEXMEM_STATUS_UNSUPPORTED_OP naming all of them (name and count). */
 TEXMEM_API texmem_status texmem_runtime_create(texmem_gl_context *ctx,
