@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "gl_internal.h"
 
@@ -223,49 +222,6 @@ void texmem__gl_info_log(texmem_gl_context *ctx, GLuint obj, bool link) {
   }
 }
 
-/* Compiles and links `src` into *out. */
-static texmem_status compile_source(texmem_gl_context *ctx, const texmem__gl_prog *p,
-                                    const char *src, GLuint *out, texmem_error *err) {
-  texmem__gl_drain();
-  GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
-  const GLchar *srcs[] = {src};
-  glShaderSource(sh, 1, srcs, NULL);
-  glCompileShader(sh);
-  GLint ok = 0;
-  glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-  if (!ok) {
-    texmem__gl_info_log(ctx, sh, false);
-    glDeleteShader(sh);
-    return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glCompileShader(%s): %s", p->name,
-                        ctx->log ? ctx->log : "(no log: out of memory)");
-  }
-  GLuint prog = glCreateProgram();
-  glAttachShader(prog, sh);
-  glLinkProgram(prog);
-  glDeleteShader(sh); /* flagged; freed with the program */
-  glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    texmem__gl_info_log(ctx, prog, true);
-    glDeleteProgram(prog);
-    return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glLinkProgram(%s): %s", p->name,
-                        ctx->log ? ctx->log : "(no log: out of memory)");
-  }
-  texmem_status st = texmem__gl_check(err, "glLinkProgram");
-  if (st) {
-    glDeleteProgram(prog);
-    return st;
-  }
-  ctx->counters.programs_compiled++;
-  *out = prog;
-  return TEXMEM_STATUS_OK;
-}
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 texmem__gl_variant *texmem__gl_variant_find(texmem__gl_prog *p, const uint8_t *key) {
   for (size_t i = 0; i < p->n_variants; i++)
     if (!memcmp(p->variants[i].key, key, p->n_inputs + p->n_outputs)) return &p->variants[i];
@@ -299,28 +255,18 @@ texmem_status texmem__gl_variant_add(texmem_gl_context *ctx, texmem__gl_prog *p,
   return TEXMEM_STATUS_OK;
 }
 
-/* The cached variant for the bindings: else the context's program of the
- * same source (program_share.c), else compiled and linked here. */
+/* The cached variant for the bindings, else made now: a batch of one
+ * (program_batch.c, which shares a source linked before). */
 static texmem_status get_variant(texmem_gl_context *ctx, texmem__gl_prog *p,
                                  const uint8_t *key, texmem__gl_variant **out,
                                  texmem_error *err) {
   if ((*out = texmem__gl_variant_find(p, key))) return TEXMEM_STATUS_OK;
-  char *src = texmem__gl_build_source(p, key);
-  if (!src) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  GLuint prog = texmem__gl_shared_find(ctx, src);
-  if (prog) {
-    free(src);
-  } else {
-    uint64_t t0 = now_ns();
-    texmem_status st = compile_source(ctx, p, src, &prog, err);
-    ctx->counters.compile_ns += now_ns() - t0;
-    if (st) {
-      free(src);
-      return st;
-    }
-    if (!texmem__gl_shared_add(ctx, src, prog)) free(src); /* unshared; still valid */
-  }
-  return texmem__gl_variant_add(ctx, p, key, prog, out, err);
+  uint8_t one[1][TEXMEM__GL_MAX_IMAGES] = {{0}};
+  memcpy(one[0], key, p->n_inputs + p->n_outputs);
+  texmem_status st = texmem__gl_compile_batch(ctx, &p, (const uint8_t(*)[TEXMEM__GL_MAX_IMAGES])one,
+                                              1, err);
+  if (!st) *out = texmem__gl_variant_find(p, key);
+  return st;
 }
 
 static void prog_free_fields(texmem_gl_context *ctx, texmem__gl_prog *p) {

@@ -1,8 +1,8 @@
 /* Compiling a runtime's programs in one batch, before its first run.
  *
- * A program variant compiles at its first dispatch unless made earlier,
- * and each compile used to be followed at once by the status queries that
- * wait for it: one program at a time, on one core. On NVIDIA's driver a
+ * A program variant compiles at its first dispatch unless made earlier
+ * (then as a batch of one), and a compile followed at once by the status
+ * queries that wait for it runs one program at a time, on one core. On NVIDIA's driver a
  * texmem kernel takes about a second to compile (H100, 2026-11-26), so a
  * model's first run took half a minute. Here every missing variant of a
  * list is compiled in three passes: all glCompileShader calls, then all
@@ -130,14 +130,17 @@ texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *
   if (!n) return TEXMEM_STATUS_OK;
   pending *q = calloc(n, sizeof *q);
   if (!q) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  size_t m = 0;
-  uint64_t t0 = now_ns();
+  size_t m = 0, leaders = 0;
   texmem__gl_drain();
   texmem_status st = collect(ctx, progs, keys, n, q, &m, err);
-  if (!st) issue(q, m);
-  for (size_t i = 0; i < m && !st; i++)
-    if (q[i].leader == i) st = settle(ctx, &q[i], err);
-  ctx->counters.compile_ns += now_ns() - t0;
+  for (size_t i = 0; i < m; i++) leaders += q[i].leader == i;
+  if (!st && leaders) { /* compile_ns: compiling alone, not finding */
+    uint64_t t0 = now_ns();
+    issue(q, m);
+    for (size_t i = 0; i < m && !st; i++)
+      if (q[i].leader == i) st = settle(ctx, &q[i], err);
+    ctx->counters.compile_ns += now_ns() - t0;
+  }
   if (!st) st = follow(ctx, q, m, err);
   /* Each entry's variant takes its reference (released on failure). */
   for (size_t i = 0; i < m && !st; i++) {
