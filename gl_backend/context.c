@@ -140,6 +140,7 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
   glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &ssbo);
   l->max_ssbo_size = ssbo;
   l->max_compute_ssbos = get_int(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS);
+  l->ssbo_offset_alignment = get_int(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT);
   for (GLuint i = 0; i < 3; i++) {
     GLint v = 0;
     glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, i, &v);
@@ -375,7 +376,7 @@ void texmem_gl_context_destroy(texmem_gl_context *ctx) {
   }
   for (size_t i = 0; i < ctx->buffers.cap; i++) {
     texmem__gl_buf *b = texmem__slots_at(&ctx->buffers, i);
-    if (b->hdr.alive) glDeleteBuffers(1, &b->name);
+    if (b->hdr.alive && b->name) glDeleteBuffers(1, &b->name); /* views hold none */
   }
   texmem__gl_programs_free_all(ctx);
   if (ctx->owned) egl_release(ctx);

@@ -66,7 +66,8 @@ static texmem_status check_lifetime(const texmem_gl_pool *pool, size_t tensor, u
  * handles and counts alone, for texmem_gl_prepare). Fills the program, the
  * buffer names, the image bindings and their tensor ids; no GL call. */
 static texmem_status validate_op(texmem_gl_pool *pool, const texmem_gl_op *op, bool checks,
-                                 texmem__gl_prog **prog, GLuint bufs[TEXMEM__GL_MAX_BUFFERS],
+                                 texmem__gl_prog **prog,
+                                 texmem__gl_ssbo bufs[TEXMEM__GL_MAX_BUFFERS],
                                  texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES],
                                  size_t ids[TEXMEM__GL_MAX_IMAGES], texmem_error *err) {
   texmem_gl_context *ctx = pool->ctx;
@@ -91,14 +92,14 @@ static texmem_status validate_op(texmem_gl_pool *pool, const texmem_gl_op *op, b
 
   /* Handles first, then the tensors' checks. */
   for (size_t i = 0; i < p->n_buffers; i++) {
-    texmem__gl_buf *bb = texmem__gl_buf_get(ctx, op->buffers[i]);
-    if (!bb)
-      return texmem__fail(err, op->buffers[i].id ? TEXMEM_STATUS_STALE_HANDLE
-                                                 : TEXMEM_STATUS_INVALID_ARGUMENT,
+    texmem_gl_buffer h = op->buffers[i];
+    if (!texmem__gl_buf_resolve(ctx, h, &bufs[i]))
+      return texmem__fail(err, h.id ? TEXMEM_STATUS_STALE_HANDLE : TEXMEM_STATUS_INVALID_ARGUMENT,
                           "task %llu (%s): buffer %zu handle 0x%08x is %s",
-                          (unsigned long long)op->task, p->name, i, (unsigned)op->buffers[i].id,
-                          op->buffers[i].id ? "stale" : "zero");
-    bufs[i] = bb->name;
+                          (unsigned long long)op->task, p->name, i, (unsigned)h.id,
+                          !h.id                             ? "zero"
+                          : texmem__gl_buf_get(ctx, h) ? "a view of a destroyed buffer"
+                                                            : "stale");
   }
   size_t n_img = p->n_inputs + p->n_outputs;
   for (size_t i = 0; i < n_img; i++) {
@@ -175,7 +176,7 @@ static texmem_status validate_op(texmem_gl_pool *pool, const texmem_gl_op *op, b
 texmem_status texmem_gl_dispatch(texmem_gl_pool *pool, const texmem_gl_op *op, texmem_error *err) {
   if (!pool || !op) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "pool or op is NULL");
   texmem__gl_prog *p = NULL;
-  GLuint bufs[TEXMEM__GL_MAX_BUFFERS];
+  texmem__gl_ssbo bufs[TEXMEM__GL_MAX_BUFFERS];
   texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES];
   size_t ids[TEXMEM__GL_MAX_IMAGES];
   texmem_status st = validate_op(pool, op, true, &p, bufs, b, ids, err);
@@ -209,7 +210,7 @@ texmem_status texmem_gl_prepare(texmem_gl_pool *pool, const texmem_gl_op *ops, s
   texmem_status st = TEXMEM_STATUS_OK;
   if (!progs || !keys) st = texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < n && !st; i++) {
-    GLuint bufs[TEXMEM__GL_MAX_BUFFERS];
+    texmem__gl_ssbo bufs[TEXMEM__GL_MAX_BUFFERS];
     texmem__gl_binding b[TEXMEM__GL_MAX_IMAGES];
     size_t ids[TEXMEM__GL_MAX_IMAGES];
     texmem_error skip = {0};

@@ -68,11 +68,23 @@ typedef struct texmem__gl_tex {
   texmem__rowset dirty_written, dirty_read;
 } texmem__gl_tex;
 
+/* A buffer (name, its size) or a view of one: parent's handle id, the
+ * view's offset and size, name 0 (resolved at each dispatch, so a view of
+ * a destroyed buffer is found stale). */
 typedef struct texmem__gl_buf {
   texmem__slot hdr;
   GLuint name;
   size_t size;
+  uint32_t parent; /* 0: a buffer of its own */
+  size_t offset;
 } texmem__gl_buf;
+
+/* What a dispatch binds at an SSBO binding: size 0 = the whole buffer
+ * (glBindBufferBase), else glBindBufferRange. */
+typedef struct texmem__gl_ssbo {
+  GLuint name;
+  size_t offset, size;
+} texmem__gl_ssbo;
 
 typedef struct texmem__gl_uniform_loc {
   char *name;
@@ -197,13 +209,17 @@ typedef struct texmem__gl_binding {
 void texmem__gl_binding_rows(const texmem__gl_binding *b, uint64_t *lo, uint64_t *hi);
 
 /* Binds, barriers if needed, sets uniforms and dispatches. images holds
- * the program's inputs then outputs; buffers its SSBOs (GL names). */
+ * the program's inputs then outputs; buffers its SSBOs. */
 texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *prog,
-                              const texmem__gl_binding *images, const GLuint *buffers,
+                              const texmem__gl_binding *images, const texmem__gl_ssbo *buffers,
                               const texmem_gl_uniform *uniforms, size_t n_uniforms,
                               const uint32_t groups_in[3], texmem_error *err);
 texmem__gl_prog *texmem__gl_prog_get(const texmem_gl_context *ctx, texmem_gl_program p);
 texmem__gl_buf *texmem__gl_buf_get(const texmem_gl_context *ctx, texmem_gl_buffer b);
+/* What b binds (a view through its parent); false if b or its parent is
+ * stale or zero. */
+bool texmem__gl_buf_resolve(const texmem_gl_context *ctx, texmem_gl_buffer b,
+                            texmem__gl_ssbo *out);
 /* Creates a program; writable_buffers for the internal read back. */
 texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_program_desc *desc,
                                      bool writable_buffers, texmem_gl_program *out,

@@ -472,7 +472,7 @@ texmem_status texmem__gl_variant_key(const texmem_gl_context *ctx, const texmem_
 }
 
 texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
-                              const texmem__gl_binding *images, const GLuint *buffers,
+                              const texmem__gl_binding *images, const texmem__gl_ssbo *buffers,
                               const texmem_gl_uniform *uniforms, size_t n_uniforms,
                               const uint32_t groups_in[3], texmem_error *err) {
   size_t n_img = p->n_inputs + p->n_outputs;
@@ -534,7 +534,12 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
     if (v->row_loc[i] >= 0) glUniform1i(v->row_loc[i], (GLint)images[i].base_row);
   }
   for (size_t i = 0; i < p->n_buffers; i++) {
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)i, buffers[i]);
+    const texmem__gl_ssbo *b = &buffers[i];
+    if (b->size)
+      glBindBufferRange(GL_SHADER_STORAGE_BUFFER, (GLuint)i, b->name, (GLintptr)b->offset,
+                        (GLsizeiptr)b->size);
+    else
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)i, b->name);
     ctx->counters.binds++;
   }
   bool oom = false;

@@ -341,7 +341,8 @@ texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
     texmem__gl_binding b = {.tex = t, .linear_width = linear_width, .base_row = base_row,
                             .ranged = ranged};
     memcpy(b.shape, shape, sizeof b.shape);
-    st = texmem__gl_exec(ctx, prog, &b, &buf, NULL, 0, NULL, err);
+    texmem__gl_ssbo ssbo = {.name = buf};
+    st = texmem__gl_exec(ctx, prog, &b, &ssbo, NULL, 0, NULL, err);
   }
   if (!st) {
     texmem__gl_barrier(ctx, GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -381,17 +382,36 @@ texmem__gl_buf *texmem__gl_buf_get(const texmem_gl_context *ctx, texmem_gl_buffe
   return ctx ? texmem__slots_get(&ctx->buffers, b.id) : NULL;
 }
 
+bool texmem__gl_buf_resolve(const texmem_gl_context *ctx, texmem_gl_buffer h,
+                            texmem__gl_ssbo *out) {
+  const texmem__gl_buf *b = texmem__gl_buf_get(ctx, h);
+  if (!b) return false;
+  if (!b->parent) {
+    *out = (texmem__gl_ssbo){.name = b->name};
+    return true;
+  }
+  const texmem__gl_buf *p = texmem__gl_buf_get(ctx, (texmem_gl_buffer){b->parent});
+  if (!p) return false;
+  *out = (texmem__gl_ssbo){.name = p->name, .offset = b->offset, .size = b->size};
+  return true;
+}
+
+static texmem_status check_size(size_t size, const char *what, texmem_error *err) {
+  if (!size || size % 8 || size > (size_t)INT32_MAX)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "%s size %zu is not a positive multiple of 8 bytes (a binary16 vec4)",
+                        what, size);
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem_gl_buffer_create(texmem_gl_context *ctx, const void *data, size_t size,
                                       texmem_gl_buffer *out, texmem_error *err) {
   if (!ctx || !out)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context or out is NULL");
   out->id = 0;
-  if (!size || size % 8 || size > (size_t)INT32_MAX)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "buffer size %zu is not a positive multiple of 8 bytes (a binary16 vec4)",
-                        size);
+  texmem_status st = check_size(size, "buffer", err);
+  if (st) return st;
   texmem__gl_drain();
-  texmem_status st;
   void *zeros = NULL;
   if (!data) {
     zeros = calloc(1, size);
@@ -413,8 +433,48 @@ texmem_status texmem_gl_buffer_create(texmem_gl_context *ctx, const void *data, 
     glDeleteBuffers(1, &name);
     return st ? st : texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of buffer handles");
   }
-  b->name = name;
+  b->name = name; /* the rest zero (slots_alloc) */
   b->size = size;
+  ctx->counters.buffers_live++;
+  out->id = id;
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_gl_buffer_create_view(texmem_gl_context *ctx, texmem_gl_buffer parent,
+                                           size_t offset, size_t size, texmem_gl_buffer *out,
+                                           texmem_error *err) {
+  if (!ctx || !out)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "context or out is NULL");
+  out->id = 0;
+  const texmem__gl_buf *p = texmem__gl_buf_get(ctx, parent);
+  if (!p)
+    return texmem__fail(err, parent.id ? TEXMEM_STATUS_STALE_HANDLE : TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "view of buffer handle 0x%08x: %s", (unsigned)parent.id,
+                        parent.id ? "stale" : "zero");
+  if (p->parent)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "view of buffer handle 0x%08x: it is a view itself", (unsigned)parent.id);
+  texmem_status st = check_size(size, "view", err);
+  if (st) return st;
+  size_t align = ctx->limits.ssbo_offset_alignment > 0 ? (size_t)ctx->limits.ssbo_offset_alignment : 1;
+  if (offset % align)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "view offset %zu is not a multiple of the driver's SSBO offset alignment %zu",
+                        offset, align);
+  if (offset > p->size || size > p->size - offset)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "view [%zu, %zu + %zu) lies outside its buffer's %zu bytes", offset, offset,
+                        size, p->size);
+  if (ctx->limits.max_ssbo_size > 0 && (int64_t)size > ctx->limits.max_ssbo_size)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "view size %zu is past the driver's largest SSBO binding (%lld bytes)",
+                        size, (long long)ctx->limits.max_ssbo_size);
+  uint32_t id = 0;
+  texmem__gl_buf *b = texmem__slots_alloc(&ctx->buffers, &id);
+  if (!b) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of buffer handles");
+  b->size = size; /* name 0: the parent's, at each dispatch */
+  b->parent = parent.id;
+  b->offset = offset;
   out->id = id;
   return TEXMEM_STATUS_OK;
 }
@@ -422,6 +482,9 @@ texmem_status texmem_gl_buffer_create(texmem_gl_context *ctx, const void *data, 
 void texmem_gl_buffer_destroy(texmem_gl_context *ctx, texmem_gl_buffer h) {
   texmem__gl_buf *b = texmem__gl_buf_get(ctx, h);
   if (!b) return;
-  glDeleteBuffers(1, &b->name);
+  if (!b->parent) {
+    glDeleteBuffers(1, &b->name);
+    ctx->counters.buffers_live--;
+  }
   texmem__slots_release(&ctx->buffers, h.id);
 }

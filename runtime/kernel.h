@@ -92,7 +92,10 @@ texmem_status texmem__kernel_program(texmem__kernel_env *env, const char *shader
                                      const uint32_t local_size[3],
                                      texmem_gl_program *out, texmem_error *err);
 /* A read-only SSBO holding `floats` (count padded to a multiple of 4 with
- * zeros); owned by the runtime, counted in weights_bytes. */
+ * zeros); owned by the runtime, counted in weights_bytes. *out is a token
+ * the runtime replaces, once every kernel is built, with a view of the GL
+ * buffer the constants are packed in (texmem__kernel_env_commit): a kernel
+ * only stores it in its buffers. */
 texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats,
                                     size_t count, texmem_gl_buffer *out, texmem_error *err);
 /* Adds a uniform to k; past TEXMEM__KERNEL_MAX_UNIFORMS it names the

@@ -7,6 +7,7 @@
 
 #include "common.h" /* texmem__fail, checked arithmetic */
 #include "kernel_env.h"
+#include "weights.h"
 
 typedef struct env_program {
   char *key;
@@ -17,9 +18,7 @@ struct texmem__kernel_env {
   texmem_gl_context *ctx;
   env_program *programs;
   size_t n_programs, cap_programs;
-  texmem_gl_buffer *buffers;
-  size_t n_buffers, cap_buffers;
-  uint64_t weights_bytes;
+  texmem__weights *weights; /* the constant buffers, packed */
   bool half_weights; /* buffers hold binary16 */
   bool half_images;  /* tensors are RGBA16F */
   bool tiled;        /* 1x1 convolutions: op_conv1x1_tiled.comp */
@@ -34,6 +33,11 @@ texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, bool half_weight
   if (!env) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   env->ctx = ctx;
   env->half_weights = half_weights;
+  texmem_status st = texmem__weights_create(ctx, 0, &env->weights, err);
+  if (st) {
+    free(env);
+    return st;
+  }
   *out = env;
   return TEXMEM_STATUS_OK;
 }
@@ -44,14 +48,26 @@ void texmem__kernel_env_destroy(texmem__kernel_env *env) {
     texmem_gl_program_destroy(env->ctx, env->programs[i].program);
     free(env->programs[i].key);
   }
-  for (size_t i = 0; i < env->n_buffers; i++) texmem_gl_buffer_destroy(env->ctx, env->buffers[i]);
+  texmem__weights_destroy(env->weights);
   free(env->programs);
-  free(env->buffers);
   free(env);
 }
 
 uint64_t texmem__kernel_env_weights_bytes(const texmem__kernel_env *env) {
-  return env ? env->weights_bytes : 0;
+  return env ? texmem__weights_bytes(env->weights) : 0;
+}
+
+size_t texmem__kernel_env_weight_buffers(const texmem__kernel_env *env) {
+  return env ? texmem__weights_slabs(env->weights, NULL) : 0;
+}
+
+texmem_status texmem__kernel_env_commit(texmem__kernel_env *env, texmem__kernel *kernels,
+                                        size_t n, texmem_error *err) {
+  texmem_status st = texmem__weights_commit(env->weights, err);
+  for (size_t i = 0; i < n && !st; i++)
+    for (size_t j = 0; j < kernels[i].n_buffers && !st; j++)
+      st = texmem__weights_view(env->weights, kernels[i].buffers[j], &kernels[i].buffers[j], err);
+  return st;
 }
 
 void texmem__kernel_env_configure(texmem__kernel_env *env, bool half_images, bool tiled) {
@@ -252,24 +268,12 @@ texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats
   out->id = 0;
   if (count > SIZE_MAX / sizeof(float) - 16)
     return texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "%zu floats overflow a buffer size", count);
-  if (env->n_buffers == env->cap_buffers) {
-    size_t nc = env->cap_buffers ? env->cap_buffers * 2 : 32;
-    texmem_gl_buffer *nb = realloc(env->buffers, nc * sizeof *nb);
-    if (!nb) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-    env->buffers = nb;
-    env->cap_buffers = nc;
-  }
   size_t size = 0;
   void *data = buffer_bytes(floats, count, env->half_weights, &size);
   if (!data) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  texmem_gl_buffer b;
-  texmem_status st = texmem_gl_buffer_create(env->ctx, data, size, &b, err);
+  texmem_status st = texmem__weights_add(env->weights, data, size, out, err);
   free(data);
-  if (st) return st;
-  env->buffers[env->n_buffers++] = b;
-  env->weights_bytes += size;
-  *out = b;
-  return TEXMEM_STATUS_OK;
+  return st;
 }
 
 /* Uniforms: names are string literals (kept by pointer). Running out of

@@ -25,6 +25,13 @@ bool texmem__kernel_env_half_weights(const texmem__kernel_env *env);
 void texmem__kernel_env_destroy(texmem__kernel_env *env);
 /* Bytes of the weight buffers made so far. */
 uint64_t texmem__kernel_env_weights_bytes(const texmem__kernel_env *env);
+/* GL buffers holding them (after commit). */
+size_t texmem__kernel_env_weight_buffers(const texmem__kernel_env *env);
+/* After the last kernel is built: the staged constant buffers become GL
+ * buffers (runtime/weights.c packs them), and each kernel's buffer tokens
+ * (what texmem__kernel_buffer gave) the views that hold them. */
+texmem_status texmem__kernel_env_commit(texmem__kernel_env *env, texmem__kernel *kernels,
+                                        size_t n, texmem_error *err);
 texmem_gl_context *texmem__kernel_env_context(const texmem__kernel_env *env);
 
 /* As texmem__kernel_program, with `defines` (e.g. "#define TM_N 3\n",

@@ -402,6 +402,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (!st)
     texmem__kernel_env_configure(rt->env, d.precision == TEXMEM_PRECISION_FP16, rt->stats.tiled);
   for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
+  if (!st) st = texmem__kernel_env_commit(rt->env, rt->kernels, rt->n_gl_ops, err);
   if (st) return fail(rt, st);
   link_gl_ops(rt);
   /* Every program now, in one batch, not one by one in the first run. */
@@ -419,6 +420,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   s->objects = texmem_gl_pool_object_count(rt->pool);
   s->texture_bytes = texmem_gl_pool_bytes(rt->pool);
   s->weights_bytes = texmem__kernel_env_weights_bytes(rt->env);
+  s->weight_buffers = texmem__kernel_env_weight_buffers(rt->env);
   s->dispatches = rt->n_gl_ops;
   *out = rt;
   return TEXMEM_STATUS_OK;

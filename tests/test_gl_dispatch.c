@@ -851,6 +851,116 @@ Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
   texmem_gl_context_destroy(ctx);
 }
 
+/* Runs scale_bias (dst = src * weights[z] * 2 - 3) with buffer w over a
+ * 5x4x3 input and checks each slice against its vec4 of want. */
+static void assert_scaled_by(texmem_gl_context *ctx, texmem_gl_program sb, texmem_gl_buffer w,
+                             const float want[3][4], const char *what) {
+  const texmem_record r[] = {{0, {5, 4, 3}, 0, 0}, {1, {5, 4, 3}, 0, 0}};
+  const size_t of[] = {0, 1};
+  texmem_plan *plan = tg_manual_plan(r, 2, 3, of, 2);
+  texmem_gl_pool_desc pd = {.plan = plan, .records = r, .record_count = 2, .dims = 3};
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  const uint64_t shape[3] = {5, 4, 3};
+  float *in = tg_fill(shape, 3);
+  TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
+  const texmem_gl_uniform u[] = {{.name = "scale", .type = TEXMEM_GL_FLOAT, .f = {2.0f}},
+                                 {.name = "bias", .type = TEXMEM_GL_INT, .i = {-3}}};
+  const size_t t0 = 0, t1 = 1;
+  texmem_gl_op op = {.program = sb, .inputs = &t0, .n_inputs = 1, .outputs = &t1,
+                     .n_outputs = 1, .buffers = &w, .n_buffers = 1, .uniforms = u,
+                     .n_uniforms = 2, .groups = {1, 1, 3}};
+  TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
+  float out[5 * 4 * 3 * 4];
+  TG_OK(texmem_gl_tensor_read(pool, 1, out, &tg_err_));
+  for (size_t k = 0; k < 5 * 4 * 3 * 4; k++) {
+    float want_k = in[k] * want[k / 80][k % 4] * 2.0f - 3.0f;
+    cr_assert_eq(out[k], want_k, "%s: value %zu: %g != %g", what, k, out[k], want_k);
+  }
+  free(in);
+  texmem_gl_pool_destroy(pool);
+  texmem_plan_destroy(plan);
+}
+
+/* Views of one GL buffer bind their own bytes (glBindBufferRange), hold
+ * no GL buffer, refuse what the driver would, and go stale with it. */
+Test(gl_dispatch, buffer_views_bind_their_range) {
+  texmem_gl_context *ctx = tg_context();
+  static const char *const src[] = {"src"}, *const dst[] = {"dst"}, *const w[] = {"weights"};
+  texmem_gl_program_desc d = {.name = "scale_bias",
+                              .source = tg_shader_source("test_scale_bias.comp"),
+                              .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1,
+                              .buffers = w, .n_buffers = 1};
+  texmem_gl_program sb;
+  TG_OK(texmem_gl_program_create(ctx, &d, &sb, &tg_err_));
+  texmem_gl_limits l;
+  texmem_gl_context_limits(ctx, &l);
+  cr_assert_gt(l.ssbo_offset_alignment, 0);
+  cr_assert_leq(l.ssbo_offset_alignment, 256); /* GLES 3.1's largest allowed */
+  /* Two sets of three vec4s: one at 0, one at the second aligned offset
+   * past 48 bytes; every other vec4 of the buffer is 1000. */
+  size_t a = (size_t)l.ssbo_offset_alignment, second = (48 + a - 1) / a * a + a;
+  size_t n = second / 16 + 4;
+  float *data = malloc(n * 16);
+  for (size_t i = 0; i < n * 4; i++) data[i] = 1000.0f;
+  const float first_w[3][4] = {{1, 2, 3, 4}, {-1, 0.5f, 2, 0}, {0.25f, 1, 1, -2}};
+  const float second_w[3][4] = {{3, -2, 0.5f, 1}, {2, 2, -1, 4}, {0, 1, -0.75f, 8}};
+  memcpy(data, first_w, sizeof first_w);
+  memcpy(data + second / 4, second_w, sizeof second_w);
+  texmem_gl_counters c0 = counters_of(ctx);
+  texmem_gl_buffer parent, v1, v2;
+  TG_OK(texmem_gl_buffer_create(ctx, data, n * 16, &parent, &tg_err_));
+  TG_OK(texmem_gl_buffer_create_view(ctx, parent, 0, 48, &v1, &tg_err_));
+  TG_OK(texmem_gl_buffer_create_view(ctx, parent, second, 48, &v2, &tg_err_));
+  cr_assert_eq(counters_of(ctx).buffers_live, c0.buffers_live + 1, "views hold no GL buffer");
+  assert_scaled_by(ctx, sb, v2, second_w, "the second view");
+  assert_scaled_by(ctx, sb, v1, first_w, "the first view");
+
+  /* What glBindBufferRange would refuse, refused when the view is made. */
+  texmem_error err = {0};
+  texmem_gl_buffer v;
+  cr_assert_eq(texmem_gl_buffer_create_view(ctx, parent, second, n * 16, &v, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "outside"), "%s", err.message);
+  cr_assert_eq(v.id, 0);
+  cr_assert_eq(texmem_gl_buffer_create_view(ctx, parent, 0, 20, &v, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert_eq(texmem_gl_buffer_create_view(ctx, v1, 0, 16, &v, &err),
+               TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "a view itself"), "%s", err.message);
+  if (a > 8) {
+    cr_assert_eq(texmem_gl_buffer_create_view(ctx, parent, 8, 16, &v, &err),
+                 TEXMEM_STATUS_INVALID_ARGUMENT);
+    cr_assert(strstr(err.message, "alignment"), "%s", err.message);
+  }
+  /* A view is a handle: destroying it leaves the buffer; destroying the
+   * buffer leaves its views stale. */
+  texmem_gl_buffer_destroy(ctx, v1);
+  texmem_gl_buffer_destroy(ctx, v1);
+  cr_assert_eq(counters_of(ctx).buffers_live, c0.buffers_live + 1);
+  assert_scaled_by(ctx, sb, v2, second_w, "the second view, the first destroyed");
+  texmem_gl_buffer_destroy(ctx, parent);
+  cr_assert_eq(counters_of(ctx).buffers_live, c0.buffers_live);
+  cr_assert_eq(texmem_gl_buffer_create_view(ctx, parent, 0, 16, &v, &err),
+               TEXMEM_STATUS_STALE_HANDLE);
+  const texmem_record r[] = {{0, {5, 4, 3}, 0, 0}, {1, {5, 4, 3}, 0, 0}};
+  const size_t of[] = {0, 1};
+  texmem_plan *plan = tg_manual_plan(r, 2, 3, of, 2);
+  texmem_gl_pool_desc pd = {.plan = plan, .records = r, .record_count = 2, .dims = 3};
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  const size_t t0 = 0, t1 = 1;
+  texmem_gl_op op = {.program = sb, .inputs = &t0, .n_inputs = 1, .outputs = &t1,
+                     .n_outputs = 1, .buffers = &v2, .n_buffers = 1, .groups = {1, 1, 3}};
+  cr_assert_eq(texmem_gl_dispatch(pool, &op, &err), TEXMEM_STATUS_STALE_HANDLE);
+  cr_assert(strstr(err.message, "a view of a destroyed buffer"), "%s", err.message);
+  texmem_gl_buffer_destroy(ctx, v2);
+  free(data);
+  texmem_gl_pool_destroy(pool);
+  texmem_plan_destroy(plan);
+  texmem_gl_context_destroy(ctx);
+}
+
 /* ---- the GPU arena: tensors at base rows of shared W-wide textures ---- */
 
 static texmem_plan *arena_plan(const graph *g, uint64_t max_rows) {

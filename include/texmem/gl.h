@@ -80,6 +80,8 @@ typedef struct texmem_gl_limits {
   int64_t max_shared_memory;     /* GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, bytes */
   int64_t max_ssbo_size;         /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes */
   int64_t max_compute_ssbos;     /* GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS */
+  int64_t ssbo_offset_alignment; /* GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT,
+                                    bytes: a buffer view's offset */
   /* GL_MAX_SHADER_COMPILER_THREADS_KHR as set (a context texmem creates asks
    * for all: 0xFFFFFFFF); -1 without GL_KHR_parallel_shader_compile. */
   int64_t compiler_threads;
@@ -158,6 +160,20 @@ typedef struct texmem_gl_buffer { uint32_t id; } texmem_gl_buffer; /* 0 = none *
 TEXMEM_API texmem_status texmem_gl_buffer_create(texmem_gl_context *ctx, const void *data,
                                                  size_t size, texmem_gl_buffer *out,
                                                  texmem_error *err);
+/* A view: bytes [offset, offset + size) of buffer parent, bound to a
+ * program like a buffer of its own (glBindBufferRange). Many small weight
+ * buffers as views of one GL buffer cost a driver one allocation, where
+ * each buffer of their own may be rounded up to its heap's granularity.
+ * offset a multiple of texmem_gl_limits.ssbo_offset_alignment, size a
+ * positive multiple of 8, the range inside parent, which is not a view
+ * itself. A view holds no GL object; destroy it like a buffer (or with
+ * the context). Destroying parent leaves its views stale: a dispatch
+ * binding one fails with STALE_HANDLE. */
+TEXMEM_API texmem_status texmem_gl_buffer_create_view(texmem_gl_context *ctx,
+                                                      texmem_gl_buffer parent, size_t offset,
+                                                      size_t size, texmem_gl_buffer *out,
+                                                      texmem_error *err);
+/* Deletes a buffer (its GL object) or a view (its handle alone). */
 TEXMEM_API void texmem_gl_buffer_destroy(texmem_gl_context *ctx, texmem_gl_buffer b);
 
 /* ---- texture pool: the plan's shared objects ---- */
@@ -426,6 +442,8 @@ typedef struct texmem_gl_counters {
   uint64_t bytes_allocated;   /* now: bytes of live textures */
   uint64_t compile_ns;        /* since creation / reset: wall time compiling and linking
                                  programs (a GPU driver's compiler can take seconds) */
+  uint64_t buffers_live;      /* now: GL buffer objects made with
+                                 texmem_gl_buffer_create (views hold none) */
 } texmem_gl_counters;
 
 TEXMEM_API void texmem_gl_counters_get(const texmem_gl_context *ctx, texmem_gl_counters *out);

@@ -140,6 +140,9 @@ typedef struct texmem_runtime_stats {
   uint64_t texture_bytes;                /* pool bytes (exact) */
   uint64_t io_bytes;                     /* graph input/output textures */
   uint64_t weights_bytes;                /* weight buffers/textures */
+  size_t weight_buffers;                 /* GL buffers holding them: the
+                                            constants are packed, each a view
+                                            of one (gl.h, buffer views) */
   double plan_us, pool_create_ms;
   /* What the driver counts as GPU memory in use (gl.h,
    * texmem_gl_memory_read): driver_before_bytes read as

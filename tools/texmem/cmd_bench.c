@@ -517,8 +517,9 @@ static void print_report(const bench *b, uint64_t peak_rss) {
   printf("naive run:    %zu textures, %.3f MiB (%" PRIu64 " bytes); planned / naive = %.3f\n",
          ns->objects, mib(ns->texture_bytes), ns->texture_bytes,
          ns->texture_bytes ? (double)ps->texture_bytes / (double)ns->texture_bytes : 0.0);
-  printf("graph I/O:    %.3f MiB   weights: %.3f MiB (%" PRIu64 " bytes)\n", mib(ps->io_bytes),
-         mib(ps->weights_bytes), ps->weights_bytes);
+  printf("graph I/O:    %.3f MiB   weights: %.3f MiB (%" PRIu64 " bytes) in %zu GL buffer%s\n",
+         mib(ps->io_bytes), mib(ps->weights_bytes), ps->weights_bytes, ps->weight_buffers,
+         ps->weight_buffers == 1 ? "" : "s");
   if (builtin)
     printf("published:    MobileNet v2, TFLite 2020 (fp32 intermediates): ~26 MB one buffer per\n"
            "              tensor, ~7 MB shared; ours above at %s%s\n",
@@ -567,8 +568,9 @@ static void print_json(const bench *b, uint64_t peak_rss) {
   printf("  \"texture_bytes\": {\"naive\": %" PRIu64 ", \"planned\": %" PRIu64
          ", \"lower_bound\": %" PRIu64 ", \"max_live\": %" PRIu64 "},\n",
          ns->texture_bytes, ps->texture_bytes, b->lower_bound, b->max_live);
-  printf("  \"weights_bytes\": %" PRIu64 ",\n  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n",
-         ps->weights_bytes, ps->plan_us, ps->pool_create_ms);
+  printf("  \"weights_bytes\": %" PRIu64 ",\n  \"weight_buffers\": %zu,\n", ps->weights_bytes,
+         ps->weight_buffers);
+  printf("  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n", ps->plan_us, ps->pool_create_ms);
   printf("  \"create_ms\": %.3f,\n  \"first_run_ms\": %.3f,\n  \"programs_compiled\": %" PRIu64
          ",\n  \"compile_ms\": %.3f,\n",
          b->create_ms, b->first_run_ms, b->programs_compiled, b->compile_ms);
