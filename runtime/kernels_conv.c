@@ -53,9 +53,12 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
   uint64_t ptiles = (pixels + 4 * t.pq - 1) / (4 * t.pq), stiles = (ng + t.sg - 1) / t.sg;
   if (ptiles * stiles > (uint64_t)INT32_MAX / 2)
     return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "CONV_2D: output too large");
-  char defs[96];
-  snprintf(defs, sizeof defs, "#define TM_PQ %u\n#define TM_SG %u\n#define TM_KS %u\n", t.pq,
-           t.sg, t.ks);
+  /* binary16 weights of an unsplit 64-pixel tile are unpacked once a work
+   * group, in shared memory (8 KiB with the texels: GLES 3.1 guarantees 16). */
+  bool stage = texmem__kernel_env_half_weights(env) && t.pq == 16 && t.sg == 4 && t.ks == 1;
+  char defs[128];
+  snprintf(defs, sizeof defs, "#define TM_PQ %u\n#define TM_SG %u\n#define TM_KS %u\n%s", t.pq,
+           t.sg, t.ks, stage ? "#define TM_WSTAGE 1\n" : "");
   const uint32_t local[3] = {t.pq * t.sg * t.ks, 1, 1};
   texmem_status s =
       texmem__conv_program(env, model, op, "op_conv1x1_tiled.comp", defs, local, out, err);

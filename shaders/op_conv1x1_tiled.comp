@@ -20,6 +20,13 @@
 // chunk's 4 slices then run without a bound check, and all 16 weight
 // loads of a chunk can be in flight together (a small layer has few work
 // groups to hide their latency with).
+// With TM_WSTAGE (binary16 weights, tiles of one part: the runtime sets
+// it), each chunk's weight blocks of the work group's slice groups are
+// unpacked once a work group into shared memory, beside the texels, and
+// the arithmetic reads them there: read from the SSBO, each block's halves
+// were unpacked by all TM_PQ invocations of its slice group, 2 unpacks a
+// vec4, as many as the chunk's 256 multiply-adds of a slice group over 4
+// pixels take instructions. Staged, an invocation unpacks 4 vec4s a chunk.
 // Shared arrays are the only subscripted objects (shared memory is one
 // per work group, not per thread; see tm_lane in tensor.glsl).
 #include "elementwise.glsl"
@@ -43,15 +50,29 @@ shared highp vec4 xs[4 * TM_TP * TM_KS];
 shared highp vec4 rs[16 * (TM_KS / 2) * TM_NP];
 #endif
 
+#ifdef TM_WSTAGE
+#if TM_KS != 1 || TM_SG != 4 || TM_NP != 64
+#error "weights are staged by tiles of one part: 4 slice groups, 64 invocations"
+#endif
+// The chunk's weights: slice group gi's 64 vec4s at ws[gi * 64 ..] (its
+// block for input slice j at + j * 16, as in the SSBO).
+shared highp vec4 ws[4 * 64];
+#define W_AT(i) ws[i]
+#define W_BASE(j) (gi * 64 + (j) * 16)
+#else
+#define W_AT(i) w_at(i)
+#define W_BASE(j) (((gw * chunks + c) * 4 + (j)) * 16)
+#endif
+
 #define MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
 #define BLOCK(o) \
-  w0 = w_at(wb + 4 * o); w1 = w_at(wb + 4 * o + 1); w2 = w_at(wb + 4 * o + 2); \
-  w3 = w_at(wb + 4 * o + 3)
+  w0 = W_AT(wb + 4 * o); w1 = W_AT(wb + 4 * o + 1); w2 = W_AT(wb + 4 * o + 2); \
+  w3 = W_AT(wb + 4 * o + 3)
 // Input slice c * 4 + j of the chunk: its texels (zero past the input's
 // slices) times its weight blocks (zero there too).
 #define STEP(j) \
   { \
-    highp int xb = xo + (j) * TM_TP + q, wb = ((gw * chunks + c) * 4 + (j)) * 16; \
+    highp int xb = xo + (j) * TM_TP + q, wb = W_BASE(j); \
     highp vec4 v0 = xs[xb], v1 = xs[xb + TM_PQ], v2 = xs[xb + 2 * TM_PQ], \
                v3 = xs[xb + 3 * TM_PQ]; \
     BLOCK(0); \
@@ -75,6 +96,15 @@ highp vec4 fetch_x(highp int e, highp ivec3 src, highp int c, highp int islices)
   highp int s = c * 4 + e / TM_TP;
   return s < islices ? x_read(src + ivec3(0, 0, s)) : vec4(0.0);
 }
+
+#ifdef TM_WSTAGE
+// Vec4 li of slice group r's weights for chunk c (zero past the last
+// chunk): the work group's 64 invocations load each group's 64 together.
+highp vec4 fetch_w(highp int st, highp int r, highp int li, highp int c, highp int chunks) {
+  highp int g = min(st * TM_SG + r, geom.w - 1);
+  return c < chunks ? w_at((g * chunks + c) * 64 + li) : vec4(0.0);
+}
+#endif
 
 void main() {
   highp int wg = int(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x);
@@ -110,18 +140,34 @@ void main() {
   if (TM_XL > 1) n1 = fetch_x(li + TM_NP, src1, c, islices);
   if (TM_XL > 2) n2 = fetch_x(li + 2 * TM_NP, src2, c, islices);
   if (TM_XL > 3) n3 = fetch_x(li + 3 * TM_NP, src3, c, islices);
+#ifdef TM_WSTAGE
+  highp vec4 m0 = fetch_w(st, 0, li, c, chunks), m1 = fetch_w(st, 1, li, c, chunks),
+             m2 = fetch_w(st, 2, li, c, chunks), m3 = fetch_w(st, 3, li, c, chunks);
+#endif
   for (highp int it = 0; it < (chunks + TM_KS - 1) / TM_KS; it++) {
     barrier(); // the previous chunk's reads are done
     xs[xo + li] = n0;
     if (TM_XL > 1) xs[xo + li + TM_NP] = n1;
     if (TM_XL > 2) xs[xo + li + 2 * TM_NP] = n2;
     if (TM_XL > 3) xs[xo + li + 3 * TM_NP] = n3;
+#ifdef TM_WSTAGE
+    ws[li] = m0;
+    ws[64 + li] = m1;
+    ws[128 + li] = m2;
+    ws[192 + li] = m3;
+#endif
     barrier();
     // The next chunk's texels, in flight during this chunk's arithmetic.
     n0 = fetch_x(li, src0, c + TM_KS, islices);
     if (TM_XL > 1) n1 = fetch_x(li + TM_NP, src1, c + TM_KS, islices);
     if (TM_XL > 2) n2 = fetch_x(li + 2 * TM_NP, src2, c + TM_KS, islices);
     if (TM_XL > 3) n3 = fetch_x(li + 3 * TM_NP, src3, c + TM_KS, islices);
+#ifdef TM_WSTAGE
+    m0 = fetch_w(st, 0, li, c + TM_KS, chunks);
+    m1 = fetch_w(st, 1, li, c + TM_KS, chunks);
+    m2 = fetch_w(st, 2, li, c + TM_KS, chunks);
+    m3 = fetch_w(st, 3, li, c + TM_KS, chunks);
+#endif
     if (c < chunks) { // the same for a whole part
       STEP(0) STEP(1) STEP(2) STEP(3)
     }

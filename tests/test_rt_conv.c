@@ -414,6 +414,18 @@ Test(rt_conv, conv_1x1_tiled_large_tiles) {
              F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
 }
 
+/* The unsplit 64-pixel tile with binary16 weights stages each chunk's
+ * weights in shared memory: 3 chunks (the last partial) and 5 slice
+ * groups (a second tile of groups, mostly past the last). */
+Test(rt_conv, conv_1x1_tiled_staged_weights) {
+  g_kernels = TEXMEM_KERNELS_TILED;
+  expect_tile(128 * 128, 40, 70, 16, 1);
+  check_conv(&(conv_case){128, 128, 40, 70, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_RELU, true},
+             F_NAIVE | F_BEST | F_NATURAL | F_LINEAR | F_FP16);
+  check_conv(&(conv_case){128, 128, 40, 70, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, false},
+             F_BEST | F_NATURAL | F_FP32);
+}
+
 /* ---- DEPTHWISE_CONV_2D ---- */
 typedef struct dw_case {
   int32_t h, w, c, mult, k, stride, dilation;
