@@ -779,8 +779,8 @@ Test(gl_dispatch, prepare_reports_a_compile_error) {
   texmem_gl_context_destroy(ctx);
 }
 
-Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
-  texmem_gl_context *ctx = tg_context();
+/* test_scale_bias.comp: dst = src * weights[z] * scale + bias. */
+static texmem_gl_program scale_bias_program(texmem_gl_context *ctx) {
   static const char *const src[] = {"src"}, *const dst[] = {"dst"}, *const w[] = {"weights"};
   texmem_gl_program_desc d = {.name = "scale_bias",
                               .source = tg_shader_source("test_scale_bias.comp"),
@@ -788,6 +788,12 @@ Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
                               .buffers = w, .n_buffers = 1};
   texmem_gl_program sb;
   TG_OK(texmem_gl_program_create(ctx, &d, &sb, &tg_err_));
+  return sb;
+}
+
+Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
+  texmem_gl_context *ctx = tg_context();
+  texmem_gl_program sb = scale_bias_program(ctx);
   progs p = make_progs(ctx);
   const texmem_record r[] = {{0, {5, 4, 3}, 0, 0}, {1, {5, 4, 3}, 0, 1}, {2, {5, 4, 3}, 1, 2}};
   const size_t of[] = {0, 1, 0};
@@ -851,16 +857,23 @@ Test(gl_dispatch, buffers_imported_textures_uniforms_groups) {
   texmem_gl_context_destroy(ctx);
 }
 
+/* Tensors 0 and 1, 5x4x3, each in a texture of its own. */
+static texmem_gl_pool *two_tensor_pool(texmem_gl_context *ctx, texmem_plan **plan) {
+  const texmem_record r[] = {{0, {5, 4, 3}, 0, 0}, {1, {5, 4, 3}, 0, 0}};
+  const size_t of[] = {0, 1};
+  *plan = tg_manual_plan(r, 2, 3, of, 2);
+  texmem_gl_pool_desc pd = {.plan = *plan, .records = r, .record_count = 2, .dims = 3};
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  return pool;
+}
+
 /* Runs scale_bias (dst = src * weights[z] * 2 - 3) with buffer w over a
  * 5x4x3 input and checks each slice against its vec4 of want. */
 static void assert_scaled_by(texmem_gl_context *ctx, texmem_gl_program sb, texmem_gl_buffer w,
                              const float want[3][4], const char *what) {
-  const texmem_record r[] = {{0, {5, 4, 3}, 0, 0}, {1, {5, 4, 3}, 0, 0}};
-  const size_t of[] = {0, 1};
-  texmem_plan *plan = tg_manual_plan(r, 2, 3, of, 2);
-  texmem_gl_pool_desc pd = {.plan = plan, .records = r, .record_count = 2, .dims = 3};
-  texmem_gl_pool *pool = NULL;
-  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  texmem_plan *plan = NULL;
+  texmem_gl_pool *pool = two_tensor_pool(ctx, &plan);
   const uint64_t shape[3] = {5, 4, 3};
   float *in = tg_fill(shape, 3);
   TG_OK(texmem_gl_tensor_upload(pool, 0, in, &tg_err_));
@@ -886,13 +899,7 @@ static void assert_scaled_by(texmem_gl_context *ctx, texmem_gl_program sb, texme
  * no GL buffer, refuse what the driver would, and go stale with it. */
 Test(gl_dispatch, buffer_views_bind_their_range) {
   texmem_gl_context *ctx = tg_context();
-  static const char *const src[] = {"src"}, *const dst[] = {"dst"}, *const w[] = {"weights"};
-  texmem_gl_program_desc d = {.name = "scale_bias",
-                              .source = tg_shader_source("test_scale_bias.comp"),
-                              .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1,
-                              .buffers = w, .n_buffers = 1};
-  texmem_gl_program sb;
-  TG_OK(texmem_gl_program_create(ctx, &d, &sb, &tg_err_));
+  texmem_gl_program sb = scale_bias_program(ctx);
   texmem_gl_limits l;
   texmem_gl_context_limits(ctx, &l);
   cr_assert_gt(l.ssbo_offset_alignment, 0);
@@ -943,12 +950,8 @@ Test(gl_dispatch, buffer_views_bind_their_range) {
   cr_assert_eq(counters_of(ctx).buffers_live, c0.buffers_live);
   cr_assert_eq(texmem_gl_buffer_create_view(ctx, parent, 0, 16, &v, &err),
                TEXMEM_STATUS_STALE_HANDLE);
-  const texmem_record r[] = {{0, {5, 4, 3}, 0, 0}, {1, {5, 4, 3}, 0, 0}};
-  const size_t of[] = {0, 1};
-  texmem_plan *plan = tg_manual_plan(r, 2, 3, of, 2);
-  texmem_gl_pool_desc pd = {.plan = plan, .records = r, .record_count = 2, .dims = 3};
-  texmem_gl_pool *pool = NULL;
-  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  texmem_plan *plan = NULL;
+  texmem_gl_pool *pool = two_tensor_pool(ctx, &plan);
   const size_t t0 = 0, t1 = 1;
   texmem_gl_op op = {.program = sb, .inputs = &t0, .n_inputs = 1, .outputs = &t1,
                      .n_outputs = 1, .buffers = &v2, .n_buffers = 1, .groups = {1, 1, 3}};
