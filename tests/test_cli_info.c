@@ -39,13 +39,18 @@ Test(cli_info, json_limits) {
                                      "\"max_2d_size\":", "\"max_3d_size\":",
                                      "\"max_array_layers\":", "\"max_image_units\":",
                                      "\"max_work_group_count\":", "\"max_work_group_size\":",
-                                     "\"compiler_threads\":"};
+                                     "\"ssbo_offset_alignment\":", "\"compiler_threads\":"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     cr_expect_not_null(strstr(out, keys[i]), "no %s in %s", keys[i], out);
   /* GLES 3.1 guarantees at least 2048 texels a side. */
   const char *p = strstr(out, "\"max_2d_size\":");
   cr_assert_not_null(p);
   cr_expect_geq(strtol(p + strlen("\"max_2d_size\":"), NULL, 10), 2048);
+  /* GLES 3.1: a positive alignment of at most 256 bytes. */
+  p = strstr(out, "\"ssbo_offset_alignment\":");
+  cr_assert_not_null(p);
+  long align = strtol(p + strlen("\"ssbo_offset_alignment\":"), NULL, 10);
+  cr_expect(align >= 1 && align <= 256, "%ld", align);
   free(out);
   free(err);
 }

@@ -82,14 +82,15 @@ int cli_cmd_info(int argc, char **argv) {
            "    \"max_work_group_count\": [%lld, %lld, %lld],\n"
            "    \"max_work_group_size\": [%lld, %lld, %lld],\n"
            "    \"max_work_group_invocations\": %lld,\n    \"max_shared_memory\": %lld,\n"
-           "    \"compiler_threads\": %lld\n  }\n}\n",
+           "    \"ssbo_offset_alignment\": %lld,\n    \"compiler_threads\": %lld\n  }\n}\n",
            (long long)l.max_2d_size, (long long)l.max_3d_size, (long long)l.max_array_layers,
            (long long)l.max_image_units, (long long)l.max_compute_image_uniforms,
            (long long)l.max_ssbo_bindings, (long long)l.max_work_group_count[0],
            (long long)l.max_work_group_count[1], (long long)l.max_work_group_count[2],
            (long long)l.max_work_group_size[0], (long long)l.max_work_group_size[1],
            (long long)l.max_work_group_size[2], (long long)l.max_work_group_invocations,
-           (long long)l.max_shared_memory, (long long)l.compiler_threads);
+           (long long)l.max_shared_memory, (long long)l.ssbo_offset_alignment,
+           (long long)l.compiler_threads);
   } else {
     printf("platform:        EGL %s%s (%s, EGL %s)\n", in.platform,
            in.surfaceless ? ", surfaceless" : "", in.egl_vendor, in.egl_version);
@@ -97,9 +98,10 @@ int cli_cmd_info(int argc, char **argv) {
            in.vendor, in.renderer, in.version, in.glsl_version);
     printf("max 2-D size:    %lld\nmax 3-D size:    %lld\nmax layers:      %lld\n",
            (long long)l.max_2d_size, (long long)l.max_3d_size, (long long)l.max_array_layers);
-    printf("max image units: %lld (compute image uniforms %lld, SSBO bindings %lld)\n",
+    printf("max image units: %lld (compute image uniforms %lld, SSBO bindings %lld, offsets a "
+           "multiple of %lld bytes)\n",
            (long long)l.max_image_units, (long long)l.max_compute_image_uniforms,
-           (long long)l.max_ssbo_bindings);
+           (long long)l.max_ssbo_bindings, (long long)l.ssbo_offset_alignment);
     printf("timer queries:   %s\n%s\n", timer_why, memory_why);
     if (l.compiler_threads < 0)
       printf("shader compiles: one at a time (no GL_KHR_parallel_shader_compile)\n");
