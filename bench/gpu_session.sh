@@ -12,7 +12,9 @@
 #            model in fp16 and one in fp32, models interleaved; with
 #            OLD_TEXMEM (an older build's texmem, carried), its process runs
 #            beside each of ours (before.jsonl)
-#   alone    `--alone S` per storage, one process each (the driver's memory)
+#   alone    `--alone S` per storage, one process each (the driver's memory);
+#            with OLD_TEXMEM its `--alone buffer` beside ours (alone_before.jsonl:
+#            bench/gpu_table.py --alone alone.jsonl --driver alone_before.jsonl)
 #   profile  `--profile` on MobileNet v2 and the selfie model
 #   kernels  `--kernels portable`, then `--unfused`, on three models (beside
 #            the default bench: the tiled 1x1 kernel's gain, fusion's;
@@ -63,7 +65,9 @@ for k in $(seq "$procs"); do for p in fp16 fp32; do
   done; done; done
 phase alone
 for p in fp16 fp32; do for m in $models; do for s in naive objects arena buffer; do
-  [ "$(el)" -lt $((end * 55 / 100)) ] && bench "$O/alone.jsonl" "$B/texmem" "$m" $p --alone $s
+  [ "$(el)" -lt $((end * 55 / 100)) ] || continue
+  bench "$O/alone.jsonl" "$B/texmem" "$m" $p --alone $s
+  [ "$s" = buffer ] && [ -n "$old" ] && bench "$O/alone_before.jsonl" "$old" "$m" $p --alone buffer
 done; done; done
 phase profile
 for m in builtin .gpu/models/selfie_segmentation.tflite; do

@@ -10,11 +10,14 @@ GPU runs lacked (memory columns only); --compare: runs of the same build with
 another setting (gpu_session.sh's kernels.jsonl, unfused.jsonl), each printed
 as a second table against --after; --compile: the warm phase's reports
 (warm.jsonl, programs compiled in a fresh driver cache), a table of each
-model's compile time per precision. Latency: the median over processes of
-each process's median; memory: fp16 MiB.
+model's compile time per precision; --driver ALONE_BEFORE.jsonl: an older
+build's --alone buffer reports (gpu_session.sh's alone_before.jsonl), a
+table of the buffer arena's driver figures per model and precision, --alone's
+beside them. Latency: the median over processes of each process's median;
+memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
-                       [--compare K.jsonl ...] [--compile W.jsonl]
+                       [--compare K.jsonl ...] [--compile W.jsonl] [--driver E.jsonl]
 """
 import argparse
 import json
@@ -99,6 +102,31 @@ def compile_table(path):
                 "-" if first is None else "%.1f" % (first / 1e3)))
 
 
+def buffer_driver(reps):
+    """The first report's driver figures for the buffer arena, or None."""
+    for r in reps or []:
+        d = (r.get("driver_bytes") or {}).get("buffer")
+        if d:
+            return d
+    return None
+
+
+def driver_table(bench_paths, after_paths, before_path):
+    """The buffer arena's runtime alone, MiB: what the driver counted
+    (delta) and that less its textures, graph I/O and weights (rest), this
+    build against an older one (e.g. weights in one GL buffer or not)."""
+    print("\n%s against %s (buffer arena alone, MiB):\n" % (" ".join(after_paths), before_path))
+    print("| model | precision | weight buffers | delta | rest | delta before | rest before |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for p in ("fp16", "fp32"):
+        a, b, full = load(after_paths, p), load([before_path], p), load(bench_paths, p)
+        for name in sorted(set(a) | set(b)):
+            cells = [name, p, str(full[name][0].get("weight_buffers", "-")) if name in full else "-"]
+            for d in (buffer_driver(a.get(name)), buffer_driver(b.get(name))):
+                cells += ["%.1f" % (d["delta"] / MIB), "%.1f" % (d["rest"] / MIB)] if d else ["-"] * 2
+            print("| " + " | ".join(cells) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
@@ -107,6 +135,7 @@ def main():
     ap.add_argument("--local", nargs="*")
     ap.add_argument("--compare", nargs="*")
     ap.add_argument("--compile", nargs="*")
+    ap.add_argument("--driver", nargs="*")
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -119,6 +148,8 @@ def main():
         compare(path, after)
     for path in a.compile or []:
         compile_table(path)
+    for path in a.driver or []:
+        driver_table(a.after, a.alone or [], path)
 
 
 if __name__ == "__main__":
