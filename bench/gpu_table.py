@@ -121,9 +121,11 @@ def driver_table(bench_paths, after_paths, before_path):
     for p in ("fp16", "fp32"):
         a, b, full = load(after_paths, p), load([before_path], p), load(bench_paths, p)
         for name in sorted(set(a) | set(b)):
-            cells = [name, p, str(full[name][0].get("weight_buffers", "-")) if name in full else "-"]
+            wb = full[name][0].get("weight_buffers", "-") if name in full else "-"
+            cells = [name, p, str(wb)]
             for d in (buffer_driver(a.get(name)), buffer_driver(b.get(name))):
-                cells += ["%.1f" % (d["delta"] / MIB), "%.1f" % (d["rest"] / MIB)] if d else ["-"] * 2
+                mib = ["%.1f" % (d[k] / MIB) for k in ("delta", "rest")] if d else ["-"] * 2
+                cells += mib
             print("| " + " | ".join(cells) + " |")
 
 

@@ -448,7 +448,8 @@ texmem_status texmem_gl_buffer_create_view(texmem_gl_context *ctx, texmem_gl_buf
   out->id = 0;
   const texmem__gl_buf *p = texmem__gl_buf_get(ctx, parent);
   if (!p)
-    return texmem__fail(err, parent.id ? TEXMEM_STATUS_STALE_HANDLE : TEXMEM_STATUS_INVALID_ARGUMENT,
+    return texmem__fail(err,
+                        parent.id ? TEXMEM_STATUS_STALE_HANDLE : TEXMEM_STATUS_INVALID_ARGUMENT,
                         "view of buffer handle 0x%08x: %s", (unsigned)parent.id,
                         parent.id ? "stale" : "zero");
   if (p->parent)
@@ -456,17 +457,18 @@ texmem_status texmem_gl_buffer_create_view(texmem_gl_context *ctx, texmem_gl_buf
                         "view of buffer handle 0x%08x: it is a view itself", (unsigned)parent.id);
   texmem_status st = check_size(size, "view", err);
   if (st) return st;
-  size_t align = ctx->limits.ssbo_offset_alignment > 0 ? (size_t)ctx->limits.ssbo_offset_alignment : 1;
+  int64_t a = ctx->limits.ssbo_offset_alignment;
+  size_t align = a > 0 ? (size_t)a : 1;
   if (offset % align)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "view offset %zu is not a multiple of the driver's SSBO offset alignment %zu",
-                        offset, align);
+                        "view offset %zu is not a multiple of the driver's SSBO offset "
+                        "alignment %zu", offset, align);
   if (offset > p->size || size > p->size - offset)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "view [%zu, %zu + %zu) lies outside its buffer's %zu bytes", offset, offset,
                         size, p->size);
   if (ctx->limits.max_ssbo_size > 0 && (int64_t)size > ctx->limits.max_ssbo_size)
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+    return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS,
                         "view size %zu is past the driver's largest SSBO binding (%lld bytes)",
                         size, (long long)ctx->limits.max_ssbo_size);
   uint32_t id = 0;

@@ -42,7 +42,8 @@ static void check_report(const char *json) {
   static const char *const keys[] = {
       "\"model\":", "\"tasks\":", "\"tensors\":", "\"precision\":", "\"layout\":",
       "\"strategy\":", "\"storage\":", "\"texture_bytes\":", "\"weights_bytes\":",
-      "\"weight_buffers\":", "\"plan_us\":", "\"pool_create_ms\":", "\"create_ms\":", "\"first_run_ms\":",
+      "\"weight_buffers\":", "\"plan_us\":", "\"pool_create_ms\":", "\"create_ms\":",
+      "\"first_run_ms\":",
       "\"programs_compiled\":", "\"compile_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
       "\"storage_texture_bytes\":", "\"barriers\":", "\"dispatches\":", "\"storage_max_live\":",
       "\"storage_latency_ms\":",

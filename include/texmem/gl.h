@@ -166,7 +166,8 @@ TEXMEM_API texmem_status texmem_gl_buffer_create(texmem_gl_context *ctx, const v
  * each buffer of their own may be rounded up to its heap's granularity.
  * offset a multiple of texmem_gl_limits.ssbo_offset_alignment, size a
  * positive multiple of 8, the range inside parent, which is not a view
- * itself. A view holds no GL object; destroy it like a buffer (or with
+ * itself (INVALID_ARGUMENT otherwise; EXCEEDS_LIMITS past max_ssbo_size,
+ * the most one binding may hold). A view holds no GL object; destroy it like a buffer (or with
  * the context). Destroying parent leaves its views stale: a dispatch
  * binding one fails with STALE_HANDLE. */
 TEXMEM_API texmem_status texmem_gl_buffer_create_view(texmem_gl_context *ctx,
