@@ -154,6 +154,7 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
   /* A context of our own compiles programs on as many of the driver's
    * threads as it has (program_batch.c issues a runtime's compiles
    * together); an adopted context keeps the caller's setting. */
+  c->binary_formats = get_int(GL_NUM_PROGRAM_BINARY_FORMATS); /* program_cache.c */
   c->limits.compiler_threads = -1;
   if (GLAD_GL_KHR_parallel_shader_compile && glMaxShaderCompilerThreadsKHR) {
     if (c->owned) glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);
@@ -454,7 +455,7 @@ void texmem_gl_counters_reset(texmem_gl_context *ctx) {
   if (!ctx) return;
   texmem_gl_counters *c = &ctx->counters;
   c->binds = c->barriers = c->dispatches = c->textures_created = c->programs_compiled = 0;
-  c->compile_ns = 0;
+  c->compile_ns = c->programs_loaded = 0;
 }
 
 void texmem__gl_barrier(texmem_gl_context *ctx, GLbitfield bits) {

@@ -160,6 +160,8 @@ struct texmem_gl_context {
   texmem__gl_memory memory;
   texmem__gl_shared *shared; /* linked programs by source */
   size_t n_shared, cap_shared;
+  texmem_gl_program_cache cache; /* program binaries (program_cache.c) */
+  GLint binary_formats;          /* GL_NUM_PROGRAM_BINARY_FORMATS */
 };
 
 /* At creation, with the context current (timer.c, driver_memory.c); the
@@ -252,6 +254,14 @@ GLuint texmem__gl_shared_find(texmem_gl_context *ctx, const char *source);
 bool texmem__gl_shared_add(texmem_gl_context *ctx, char *source, GLuint program);
 void texmem__gl_shared_release(texmem_gl_context *ctx, GLuint program);
 void texmem__gl_shared_free_all(texmem_gl_context *ctx);
+
+/* The program cache (program_cache.c): whether one is set and the driver
+ * has binary formats; a source's key; a binary loaded into prog (true if
+ * it linked: the program is ready); a linked program's binary stored. */
+bool texmem__gl_cache_on(const texmem_gl_context *ctx);
+void texmem__gl_cache_key(const texmem_gl_context *ctx, const char *source, uint8_t key[16]);
+bool texmem__gl_cache_load(texmem_gl_context *ctx, const uint8_t key[16], GLuint prog);
+void texmem__gl_cache_store(texmem_gl_context *ctx, const uint8_t key[16], GLuint prog);
 
 /* Issues a memory barrier and starts a new epoch. */
 void texmem__gl_barrier(texmem_gl_context *ctx, GLbitfield bits);

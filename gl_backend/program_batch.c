@@ -12,6 +12,10 @@
  * driver compiles as before, in the same total time, moved from the first
  * run to the call that asks for it.
  *
+ * With a program cache set (program_cache.c), a leader whose binary the
+ * cache holds is loaded instead of compiled, and every leader compiled is
+ * offered to it once linked.
+ *
  * A variant whose source the context already linked takes that program
  * (program_share.c), and two entries of one source compile once: the
  * first is the leader, the others follow it. The first failure is the
@@ -31,6 +35,9 @@ typedef struct pending {
   GLuint sh, prog;
   GLuint held;   /* the program this entry holds a reference to, or 0 */
   bool unshared; /* a leader whose program the table could not take */
+  bool loaded;   /* a leader made from the program cache's binary */
+  bool settled;  /* a leader whose program is made (held) */
+  uint8_t ckey[16]; /* its program cache key, with a cache on */
 } pending;
 
 static uint64_t now_ns(void) {
@@ -69,26 +76,48 @@ static texmem_status collect(texmem_gl_context *ctx, texmem__gl_prog *const *pro
   return st;
 }
 
-/* Issues the leaders' compiles, then their links; no status read. */
-static void issue(pending *q, size_t m) {
+/* Issues the leaders' compiles, then their links; no status read. A
+ * leader the program cache holds is loaded instead. */
+static void issue(texmem_gl_context *ctx, pending *q, size_t m) {
+  bool cache = texmem__gl_cache_on(ctx);
   for (size_t i = 0; i < m; i++) {
     if (q[i].leader != i) continue;
+    if (cache) {
+      texmem__gl_cache_key(ctx, q[i].src, q[i].ckey);
+      q[i].prog = glCreateProgram();
+      if ((q[i].loaded = texmem__gl_cache_load(ctx, q[i].ckey, q[i].prog))) continue;
+      glDeleteProgram(q[i].prog);
+    }
     q[i].sh = glCreateShader(GL_COMPUTE_SHADER);
     const GLchar *srcs[] = {q[i].src};
     glShaderSource(q[i].sh, 1, srcs, NULL);
     glCompileShader(q[i].sh);
   }
   for (size_t i = 0; i < m; i++) {
-    if (q[i].leader != i) continue;
+    if (q[i].leader != i || q[i].loaded) continue;
     q[i].prog = glCreateProgram();
+    if (cache) glProgramParameteri(q[i].prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
     glAttachShader(q[i].prog, q[i].sh);
     glLinkProgram(q[i].prog);
   }
 }
 
+/* A leader's program made: the entry holds it, the shared table too. */
+static texmem_status hold(texmem_gl_context *ctx, pending *e) {
+  e->held = e->prog;
+  e->settled = true;
+  if (texmem__gl_shared_add(ctx, e->src, e->prog)) e->src = NULL;
+  else e->unshared = true;
+  return TEXMEM_STATUS_OK;
+}
+
 /* Reads a leader's statuses: its program shared (held), or the failure
  * with its log. */
 static texmem_status settle(texmem_gl_context *ctx, pending *e, texmem_error *err) {
+  if (e->loaded) {
+    ctx->counters.programs_loaded++;
+    return hold(ctx, e);
+  }
   GLint ok = 0;
   glGetShaderiv(e->sh, GL_COMPILE_STATUS, &ok);
   if (!ok) {
@@ -106,11 +135,9 @@ static texmem_status settle(texmem_gl_context *ctx, pending *e, texmem_error *er
   if (st) return st;
   glDeleteShader(e->sh); /* flagged; freed with the program */
   e->sh = 0;
-  e->held = e->prog;
   ctx->counters.programs_compiled++;
-  if (texmem__gl_shared_add(ctx, e->src, e->prog)) e->src = NULL;
-  else e->unshared = true;
-  return TEXMEM_STATUS_OK;
+  if (texmem__gl_cache_on(ctx)) texmem__gl_cache_store(ctx, e->ckey, e->prog);
+  return hold(ctx, e);
 }
 
 /* Followers take a reference to their leader's shared program. */
@@ -136,7 +163,7 @@ texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *
   for (size_t i = 0; i < m; i++) leaders += q[i].leader == i;
   if (!st && leaders) { /* compile_ns: compiling alone, not finding */
     uint64_t t0 = now_ns();
-    issue(q, m);
+    issue(ctx, q, m);
     for (size_t i = 0; i < m && !st; i++)
       if (q[i].leader == i) st = settle(ctx, &q[i], err);
     ctx->counters.compile_ns += now_ns() - t0;
@@ -149,9 +176,9 @@ texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *
   }
   for (size_t i = 0; i < m; i++) {
     if (q[i].held) texmem__gl_shared_release(ctx, q[i].held);
-    if (q[i].sh) { /* never settled */
-      glDeleteShader(q[i].sh);
-      glDeleteProgram(q[i].prog);
+    if (q[i].leader == i && !q[i].settled) { /* failed, or never read */
+      if (q[i].sh) glDeleteShader(q[i].sh);
+      if (q[i].prog) glDeleteProgram(q[i].prog);
     }
     free(q[i].src);
   }

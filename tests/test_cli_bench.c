@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench_json.h"
@@ -44,7 +45,7 @@ static void check_report(const char *json) {
       "\"strategy\":", "\"storage\":", "\"texture_bytes\":", "\"weights_bytes\":",
       "\"weight_buffers\":", "\"plan_us\":", "\"pool_create_ms\":", "\"create_ms\":",
       "\"first_run_ms\":",
-      "\"programs_compiled\":", "\"compile_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
+      "\"programs_compiled\":", "\"programs_loaded\":", "\"compile_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
       "\"storage_texture_bytes\":", "\"barriers\":", "\"dispatches\":", "\"storage_max_live\":",
       "\"storage_latency_ms\":",
       "\"planned_bytes\":", "\"driver_bytes\":", "\"driver_note\":", "\"profile\":",
@@ -63,10 +64,12 @@ static void check_report(const char *json) {
   cr_expect_gt(naive, 0);
   cr_expect_lt(planned, naive, "%s", json);
   cr_expect_geq(planned, bound, "%s", json);
-  /* A fresh context compiles, within the creation's and first runs' time. */
+  /* A fresh context compiles (or loads from a program cache), within the
+   * creation's and first runs' time. */
   double create = json_num(json, NULL, "create_ms"), first = json_num(json, NULL, "first_run_ms");
   double compile = json_num(json, NULL, "compile_ms");
-  cr_expect_gt(json_num(json, NULL, "programs_compiled"), 0, "%s", json);
+  cr_expect_gt(json_num(json, NULL, "programs_compiled") + json_num(json, NULL, "programs_loaded"),
+               0, "%s", json);
   cr_expect_gt(compile, 0, "%s", json);
   cr_expect_gt(first, 0, "%s", json);
   cr_expect_leq(compile, create + first, "%s", json);
@@ -190,6 +193,37 @@ Test(cli_bench, alone_storage) {
   tt_run r = tt_texmem("bench", model, "--alone", "heap", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "unknown storage 'heap'"), "%s", r.err);
+  tt_run_free(&r);
+}
+
+/* --program-cache DIR: the first process compiles and stores every
+ * program, the second loads them all and compiles none, with the same
+ * bit-identical outputs; a missing directory is bad input. */
+Test(cli_bench, program_cache_directory) {
+  const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
+  char dir[1024];
+  snprintf(dir, sizeof dir, "%s", tt_tmp_path("programs"));
+  cr_assert_eq(mkdir(dir, 0700), 0, "%s", dir);
+  double compiled = 0;
+  for (int k = 0; k < 2; k++) {
+    tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--program-cache", dir, NULL);
+    cr_assert_eq(r.code, 0, "run %d: stderr: %s", k, r.err);
+    check_report(r.out);
+    double c = json_num(r.out, NULL, "programs_compiled");
+    double l = json_num(r.out, NULL, "programs_loaded");
+    if (k == 0) {
+      cr_expect_gt(c, 0, "%s", r.out);
+      cr_expect_eq(l, 0, "%s", r.out);
+      compiled = c;
+    } else {
+      cr_expect_eq(c, 0, "the second process compiles nothing: %s", r.out);
+      cr_expect_eq(l, compiled, "%s", r.out);
+    }
+    tt_run_free(&r);
+  }
+  tt_run r = tt_texmem("bench", model, "--program-cache", tt_tmp_path("none"), NULL);
+  cr_expect_eq(r.code, 2);
+  cr_expect_not_null(strstr(r.err, "not a directory"), "%s", r.err);
   tt_run_free(&r);
 }
 

@@ -300,6 +300,36 @@ TEXMEM_API const char *texmem_gl_program_name(const texmem_gl_context *ctx, texm
 /* The last compile / link log of the context (owned by it; "" if none). */
 TEXMEM_API const char *texmem_gl_program_log(const texmem_gl_context *ctx);
 
+/* Program binaries kept between processes, as TFLite's GPU delegate
+ * serializes its programs: a GPU driver may take a second to compile a
+ * program (NVIDIA's did), where its binary (glGetProgramBinary) loads in
+ * milliseconds. With a cache set, every program the context compiles is
+ * offered to store, and one whose binary load finds is loaded
+ * (glProgramBinary) instead of compiled. Keys are 16 bytes, a hash of the
+ * program's whole source and the GL vendor, renderer and version strings;
+ * values are texmem's header (which checks the binary's length and a
+ * checksum) and the driver's binary. A value that is short, damaged, over
+ * 64 MiB, or that the driver refuses (another driver version) is ignored:
+ * the program compiles and is stored again. Callbacks run on the calling
+ * thread, inside the calls that compile (program creation,
+ * texmem_gl_prepare, a dispatch's first use of a variant); user is
+ * theirs. A driver without binary formats (GL_NUM_PROGRAM_BINARY_FORMATS
+ * 0) never calls them. */
+typedef struct texmem_gl_program_cache {
+  void *user;
+  /* The value stored under key, copied into value if it holds capacity
+   * bytes or more; returns its size, 0 if none (called with capacity 0 to
+   * ask the size). */
+  size_t (*load)(void *user, const uint8_t key[16], void *value, size_t capacity);
+  /* Stores value (size bytes) under key, replacing any. */
+  void (*store)(void *user, const uint8_t key[16], const void *value, size_t size);
+} texmem_gl_program_cache;
+
+/* Sets the context's program cache (copied; both callbacks needed), or
+ * with NULL (or a callback NULL) turns it off. */
+TEXMEM_API void texmem_gl_context_set_program_cache(texmem_gl_context *ctx,
+                                                    const texmem_gl_program_cache *cache);
+
 /* ---- operations ---- */
 typedef enum texmem_gl_uniform_type {
   TEXMEM_GL_INT = 0, TEXMEM_GL_IVEC2, TEXMEM_GL_IVEC3, TEXMEM_GL_IVEC4,
@@ -442,14 +472,17 @@ typedef struct texmem_gl_counters {
   uint64_t textures_live;     /* now */
   uint64_t bytes_allocated;   /* now: bytes of live textures */
   uint64_t compile_ns;        /* since creation / reset: wall time compiling and linking
-                                 programs (a GPU driver's compiler can take seconds) */
+                                 programs (a GPU driver's compiler can take seconds),
+                                 or loading them from the program cache */
   uint64_t buffers_live;      /* now: GL buffer objects made with
                                  texmem_gl_buffer_create (views hold none) */
+  uint64_t programs_loaded;   /* since creation / reset: programs made from
+                                 the program cache's binaries, not compiled */
 } texmem_gl_counters;
 
 TEXMEM_API void texmem_gl_counters_get(const texmem_gl_context *ctx, texmem_gl_counters *out);
-/* Zeroes the event counts (binds .. programs_compiled) and compile_ns, not the
- * live ones. */
+/* Zeroes the event counts (binds .. programs_compiled, programs_loaded) and
+ * compile_ns, not the live ones. */
 TEXMEM_API void texmem_gl_counters_reset(texmem_gl_context *ctx);
 
 #ifdef __cplusplus

@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench_storage.h"
 #include "cli.h"
 #include "model_args.h"
+#include "program_cache_dir.h"
 #include "texmem/mobilenet.h"
 #include "texmem/runtime.h"
 
@@ -43,6 +45,7 @@ typedef struct opts {
   bool plan_only;
   bool profile;
   int alone; /* -1, or the one storage (BENCH_*) made and measured */
+  const char *program_cache; /* a directory, or NULL */
   cli_input_shapes shapes;
 } opts;
 
@@ -78,6 +81,10 @@ static void usage(FILE *f) {
           "                     buffer), run it once and report the driver's memory\n"
           "                     before and after, nothing timed: one process per storage\n"
           "                     gives figures no other runtime of the process touched\n"
+          "  --program-cache DIR\n"
+          "                     keep the GL programs' binaries in DIR (an existing\n"
+          "                     directory) and load them from there instead of\n"
+          "                     compiling: a GPU driver may compile a second a program\n"
           "  --input-shape [NAME=]D0,D1,...\n"
           "                     a graph input's shape where the model has dynamic\n"
           "                     dimensions (repeatable)\n"
@@ -115,6 +122,14 @@ static int parse_args(int argc, char **argv, opts *o) {
       o->profile = true;
     } else if (!strcmp(a, "--unfused")) {
       o->unfused = true;
+    } else if (!strcmp(a, "--program-cache") && v) {
+      struct stat st;
+      if (stat(v, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "texmem bench: --program-cache %s: not a directory\n", v);
+        return CLI_EXIT_BAD_INPUT;
+      }
+      o->program_cache = v;
+      i++;
     } else if (!strcmp(a, "--alone") && v) {
       for (int k = 0; k < BENCH_STORAGES; k++)
         if (!strcmp(v, bench_storage_names[k])) o->alone = k;
@@ -235,7 +250,7 @@ typedef struct bench {
    * warm-up): wall times, and the GL programs compiled in them (a kernel's
    * program compiles at its first dispatch) and the time that took. */
   double create_ms, first_run_ms, compile_ms;
-  uint64_t programs_compiled;
+  uint64_t programs_compiled, programs_loaded;
   texmem_gl_counters compile_start;
 } bench;
 
@@ -527,8 +542,10 @@ static void print_report(const bench *b, uint64_t peak_rss) {
            o->precision == TEXMEM_PRECISION_FP32 ? "" : " (use --precision fp32 to compare)");
   printf("planning:     %.1f us   pool creation: %.3f ms\n", ps->plan_us, ps->pool_create_ms);
   printf("creation:     %.1f ms for the five runtimes, %.1f ms their first runs; %" PRIu64
-         " GL programs compiled in %.1f ms\n",
-         b->create_ms, b->first_run_ms, b->programs_compiled, b->compile_ms);
+         " GL programs compiled", b->create_ms, b->first_run_ms, b->programs_compiled);
+  if (o->program_cache)
+    printf(" and %" PRIu64 " loaded from the program cache", b->programs_loaded);
+  printf(" in %.1f ms\n", b->compile_ms);
   if (b->compile_ms >= COLD_COMPILE_MS)
     printf("              (a GPU driver may still be optimizing programs compiled this long:\n"
            "              on an H100, MobileNet ran 3x slower in the process that compiled\n"
@@ -572,8 +589,8 @@ static void print_json(const bench *b, uint64_t peak_rss) {
          ps->weight_buffers);
   printf("  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n", ps->plan_us, ps->pool_create_ms);
   printf("  \"create_ms\": %.3f,\n  \"first_run_ms\": %.3f,\n  \"programs_compiled\": %" PRIu64
-         ",\n  \"compile_ms\": %.3f,\n",
-         b->create_ms, b->first_run_ms, b->programs_compiled, b->compile_ms);
+         ",\n  \"programs_loaded\": %" PRIu64 ",\n  \"compile_ms\": %.3f,\n",
+         b->create_ms, b->first_run_ms, b->programs_compiled, b->programs_loaded, b->compile_ms);
   printf("  \"kernels\": \"%s\",\n  \"fused\": %zu,\n  \"late_fused\": %zu,\n",
          ps->tiled ? "tiled" : "portable", ps->fused, ps->late_fused);
   printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
@@ -641,6 +658,11 @@ static int load(bench *b, bool run) {
     }
     fprintf(stderr, "texmem bench: planning without the GL texture size limits\n");
     b->ctx = NULL;
+  }
+  if (b->ctx && o->program_cache) {
+    texmem_gl_program_cache cache;
+    cli_program_cache_dir(o->program_cache, &cache);
+    texmem_gl_context_set_program_cache(b->ctx, &cache);
   }
   fprintf(stderr, "texmem bench: planning %zu tensors with every strategy\n", b->n_rec);
   if ((st = plan_table(b, &err))) return fail(b, "planning", st, &err);
@@ -777,6 +799,7 @@ static texmem_status time_runs(bench *b, texmem_error *err) {
   texmem_gl_counters c;
   texmem_gl_counters_get(b->ctx, &c);
   b->programs_compiled = c.programs_compiled - b->compile_start.programs_compiled;
+  b->programs_loaded = c.programs_loaded - b->compile_start.programs_loaded;
   b->compile_ms = (double)(c.compile_ns - b->compile_start.compile_ns) / 1e6;
   bool tty = isatty(STDERR_FILENO);
   if (!tty)
