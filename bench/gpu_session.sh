@@ -8,6 +8,10 @@
 #            3x slower than one that found them in the driver's disk cache
 #            (H100, 2026-11-26); warm.jsonl has each model's compile time
 #            (bench/gpu_table.py --compile warm.jsonl)
+#   cache    MobileNet v2 fp16 in two processes with texmem's program cache
+#            (--program-cache) and the driver's off: the second loads what the
+#            first compiled (cache.jsonl; bench/gpu_table.py --compile
+#            cache.jsonl: creation, programs loaded, latency)
 #   bench    `texmem bench MODEL --runs 21 --json`, PROCESSES (default 3) per
 #            model in fp16 and one in fp32, models interleaved; with
 #            OLD_TEXMEM (an older build's texmem, carried), its process runs
@@ -21,7 +25,7 @@
 #            kernels.jsonl, unfused.jsonl)
 #   tests    last, the GL test programs that need no Node, 8 at a time, in
 #            what is left (a cold driver compiles each test's programs)
-# Phases start by 20, 45, 55, 65 and 70% of the deadline; the tests take the
+# Phases start by 20, 30, 45, 55, 65 and 70% of the deadline; the tests take the
 # rest (DEADLINE_S, default 480 s: a device session has 15 minutes all told,
 # the machine's start included), so what ran comes back. Writes JSON lines
 # to $OUT (or /tmp/out) for bench/gpu_table.py (--compare kernels.jsonl
@@ -55,6 +59,12 @@ for p in fp16 fp32; do for m in $models; do
   bench "$O/warm.jsonl" "$B/texmem" "$m" $p --runs 1
   [ -n "$old" ] && bench "$O/warm_before.jsonl" "$old" "$m" $p --runs 1
 done; done
+phase cache
+mkdir -p /tmp/tmcache
+for k in 1 2; do
+  [ "$(el)" -lt $((end * 30 / 100)) ] && __GL_SHADER_DISK_CACHE=0 \
+    bench "$O/cache.jsonl" "$B/texmem" builtin fp16 --runs 21 --program-cache /tmp/tmcache
+done
 phase bench
 for k in $(seq "$procs"); do for p in fp16 fp32; do
   [ "$p" = fp32 ] && [ "$k" -gt 1 ] && continue
