@@ -154,7 +154,7 @@ static texmem_status gl_init(texmem_gl_context *c, texmem_error *err) {
   /* A context of our own compiles programs on as many of the driver's
    * threads as it has (program_batch.c issues a runtime's compiles
    * together); an adopted context keeps the caller's setting. */
-  c->binary_formats = get_int(GL_NUM_PROGRAM_BINARY_FORMATS); /* program_cache.c */
+  l->program_binary_formats = get_int(GL_NUM_PROGRAM_BINARY_FORMATS); /* program_cache.c */
   c->limits.compiler_threads = -1;
   if (GLAD_GL_KHR_parallel_shader_compile && glMaxShaderCompilerThreadsKHR) {
     if (c->owned) glMaxShaderCompilerThreadsKHR(0xFFFFFFFFu);

@@ -161,7 +161,6 @@ struct texmem_gl_context {
   texmem__gl_shared *shared; /* linked programs by source */
   size_t n_shared, cap_shared;
   texmem_gl_program_cache cache; /* program binaries (program_cache.c) */
-  GLint binary_formats;          /* GL_NUM_PROGRAM_BINARY_FORMATS */
 };
 
 /* At creation, with the context current (timer.c, driver_memory.c); the

@@ -46,7 +46,7 @@ void texmem_gl_context_set_program_cache(texmem_gl_context *ctx,
 }
 
 bool texmem__gl_cache_on(const texmem_gl_context *ctx) {
-  return ctx->cache.load && ctx->binary_formats > 0;
+  return ctx->cache.load && ctx->limits.program_binary_formats > 0;
 }
 
 void texmem__gl_cache_key(const texmem_gl_context *ctx, const char *source, uint8_t key[16]) {

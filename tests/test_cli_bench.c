@@ -204,6 +204,12 @@ Test(cli_bench, program_cache_directory) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s", tt_tmp_path("programs"));
   cr_assert_eq(mkdir(dir, 0700), 0, "%s", dir);
+  /* A driver without program binaries (Mesa's with its disk cache off)
+   * compiles in both processes. */
+  tt_run info = tt_texmem("info", "--json", NULL);
+  cr_assert_eq(info.code, 0, "%s", info.err);
+  bool binaries = json_num(info.out, NULL, "program_binary_formats") > 0;
+  tt_run_free(&info);
   double compiled = 0;
   for (int k = 0; k < 2; k++) {
     tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--program-cache", dir, NULL);
@@ -211,7 +217,7 @@ Test(cli_bench, program_cache_directory) {
     check_report(r.out);
     double c = json_num(r.out, NULL, "programs_compiled");
     double l = json_num(r.out, NULL, "programs_loaded");
-    if (k == 0) {
+    if (k == 0 || !binaries) {
       cr_expect_gt(c, 0, "%s", r.out);
       cr_expect_eq(l, 0, "%s", r.out);
       compiled = c;

@@ -39,7 +39,8 @@ Test(cli_info, json_limits) {
                                      "\"max_2d_size\":", "\"max_3d_size\":",
                                      "\"max_array_layers\":", "\"max_image_units\":",
                                      "\"max_work_group_count\":", "\"max_work_group_size\":",
-                                     "\"ssbo_offset_alignment\":", "\"compiler_threads\":"};
+                                     "\"ssbo_offset_alignment\":", "\"program_binary_formats\":",
+                                     "\"compiler_threads\":"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     cr_expect_not_null(strstr(out, keys[i]), "no %s in %s", keys[i], out);
   /* GLES 3.1 guarantees at least 2048 texels a side. */

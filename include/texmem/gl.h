@@ -82,6 +82,9 @@ typedef struct texmem_gl_limits {
   int64_t max_compute_ssbos;     /* GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS */
   int64_t ssbo_offset_alignment; /* GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT,
                                     bytes: a buffer view's offset */
+  int64_t program_binary_formats; /* GL_NUM_PROGRAM_BINARY_FORMATS: 0 = the
+                                     driver keeps no binaries (no program
+                                     cache; Mesa's without its disk cache) */
   /* GL_MAX_SHADER_COMPILER_THREADS_KHR as set (a context texmem creates asks
    * for all: 0xFFFFFFFF); -1 without GL_KHR_parallel_shader_compile. */
   int64_t compiler_threads;
@@ -313,8 +316,8 @@ TEXMEM_API const char *texmem_gl_program_log(const texmem_gl_context *ctx);
  * the program compiles and is stored again. Callbacks run on the calling
  * thread, inside the calls that compile (program creation,
  * texmem_gl_prepare, a dispatch's first use of a variant); user is
- * theirs. A driver without binary formats (GL_NUM_PROGRAM_BINARY_FORMATS
- * 0) never calls them. */
+ * theirs. A driver without binary formats
+ * (texmem_gl_limits.program_binary_formats 0) never calls them. */
 typedef struct texmem_gl_program_cache {
   void *user;
   /* The value stored under key, copied into value if it holds capacity

@@ -82,7 +82,8 @@ int cli_cmd_info(int argc, char **argv) {
            "    \"max_work_group_count\": [%lld, %lld, %lld],\n"
            "    \"max_work_group_size\": [%lld, %lld, %lld],\n"
            "    \"max_work_group_invocations\": %lld,\n    \"max_shared_memory\": %lld,\n"
-           "    \"ssbo_offset_alignment\": %lld,\n    \"compiler_threads\": %lld\n  }\n}\n",
+           "    \"ssbo_offset_alignment\": %lld,\n    \"program_binary_formats\": %lld,\n"
+           "    \"compiler_threads\": %lld\n  }\n}\n",
            (long long)l.max_2d_size, (long long)l.max_3d_size, (long long)l.max_array_layers,
            (long long)l.max_image_units, (long long)l.max_compute_image_uniforms,
            (long long)l.max_ssbo_bindings, (long long)l.max_work_group_count[0],
@@ -90,7 +91,7 @@ int cli_cmd_info(int argc, char **argv) {
            (long long)l.max_work_group_size[0], (long long)l.max_work_group_size[1],
            (long long)l.max_work_group_size[2], (long long)l.max_work_group_invocations,
            (long long)l.max_shared_memory, (long long)l.ssbo_offset_alignment,
-           (long long)l.compiler_threads);
+           (long long)l.program_binary_formats, (long long)l.compiler_threads);
   } else {
     printf("platform:        EGL %s%s (%s, EGL %s)\n", in.platform,
            in.surfaceless ? ", surfaceless" : "", in.egl_vendor, in.egl_version);
@@ -103,6 +104,10 @@ int cli_cmd_info(int argc, char **argv) {
            (long long)l.max_image_units, (long long)l.max_compute_image_uniforms,
            (long long)l.max_ssbo_bindings, (long long)l.ssbo_offset_alignment);
     printf("timer queries:   %s\n%s\n", timer_why, memory_why);
+    printf("program binaries: %lld format%s%s\n", (long long)l.program_binary_formats,
+           l.program_binary_formats == 1 ? "" : "s",
+           l.program_binary_formats > 0 ? " (a program cache loads them)"
+                                        : " (no program cache on this driver)");
     if (l.compiler_threads < 0)
       printf("shader compiles: one at a time (no GL_KHR_parallel_shader_compile)\n");
     else
