@@ -82,6 +82,22 @@ static inline texmem_plan *tg_manual_arena_plan(const texmem_record *rec, size_t
   return p;
 }
 
+/* A pool of one always-live tensor of shape (w, h, d) in a texture of its
+ * own, of format; *plan is its plan (destroy it after the pool). */
+static inline texmem_gl_pool *tg_single_tensor_pool(texmem_gl_context *ctx, uint64_t w,
+                                                    uint64_t h, uint64_t d,
+                                                    texmem_gl_format format,
+                                                    texmem_plan **plan) {
+  const texmem_record r[] = {{0, {w, h, d}, 0, 0}};
+  const size_t of[] = {0};
+  *plan = tg_manual_plan(r, 1, 3, of, 1);
+  texmem_gl_pool_desc pd = {.plan = *plan, .records = r, .record_count = 1, .dims = 3,
+                            .format = format};
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  return pool;
+}
+
 /* Deterministic test data: value of texel component c of tensor `salt`. */
 static inline float tg_value(uint64_t salt, size_t i, int c) {
   return (float)((salt * 131 + i * 7 + (size_t)c * 3) % 61) * 0.25f - 3.0f;

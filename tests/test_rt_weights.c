@@ -29,13 +29,8 @@ static void read_buffer(texmem_gl_context *ctx, texmem_gl_buffer b, bool half, s
                               .local_size = {8, 1, 1}, .half_buffers = half ? 1u : 0u};
   texmem_gl_program prog;
   TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
-  const texmem_record r[] = {{0, {n, 1, 1}, 0, 0}};
-  const size_t of[] = {0};
-  texmem_plan *plan = tg_manual_plan(r, 1, 3, of, 1);
-  texmem_gl_pool_desc pd = {.plan = plan, .records = r, .record_count = 1, .dims = 3,
-                            .format = TEXMEM_GL_RGBA32F};
-  texmem_gl_pool *pool = NULL;
-  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  texmem_plan *plan = NULL;
+  texmem_gl_pool *pool = tg_single_tensor_pool(ctx, n, 1, 1, TEXMEM_GL_RGBA32F, &plan);
   const size_t t0 = 0;
   texmem_gl_op op = {.program = prog, .outputs = &t0, .n_outputs = 1, .buffers = &b,
                      .n_buffers = 1};
