@@ -254,6 +254,11 @@ bool texmem__gl_shared_add(texmem_gl_context *ctx, char *source, GLuint program)
 void texmem__gl_shared_release(texmem_gl_context *ctx, GLuint program);
 void texmem__gl_shared_free_all(texmem_gl_context *ctx);
 
+/* FNV-1a over n bytes, continuing from h (TEXMEM__GL_FNV_BASIS to start):
+ * program_share.c's source hash and program_cache.c's keys and checksum. */
+#define TEXMEM__GL_FNV_BASIS 0xcbf29ce484222325ull
+uint64_t texmem__gl_fnv1a(uint64_t h, const void *p, size_t n);
+
 /* The program cache (program_cache.c): whether one is set and the driver
  * has binary formats; a source's key; a binary loaded into prog (true if
  * it linked: the program is ready); a linked program's binary stored. */

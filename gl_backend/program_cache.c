@@ -28,14 +28,8 @@
 #define MAX_VALUE ((size_t)64 << 20)
 #define HEADER 16
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const uint8_t *b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
-  return h;
-}
-
 static uint64_t fnv_str(uint64_t h, const char *s) {
-  return fnv(h, s ? s : "", (s ? strlen(s) : 0) + 1); /* the NUL separates */
+  return texmem__gl_fnv1a(h, s ? s : "", (s ? strlen(s) : 0) + 1); /* the NUL separates */
 }
 
 void texmem_gl_context_set_program_cache(texmem_gl_context *ctx,
@@ -50,7 +44,7 @@ bool texmem__gl_cache_on(const texmem_gl_context *ctx) {
 }
 
 void texmem__gl_cache_key(const texmem_gl_context *ctx, const char *source, uint8_t key[16]) {
-  uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+  uint64_t h[2] = {TEXMEM__GL_FNV_BASIS, 0x84222325cbf29ce4ull};
   for (int i = 0; i < 2; i++) {
     h[i] = fnv_str(h[i], ctx->vendor);
     h[i] = fnv_str(h[i], ctx->renderer);
@@ -83,7 +77,7 @@ bool texmem__gl_cache_load(texmem_gl_context *ctx, const uint8_t key[16], GLuint
   if (!v) return false;
   bool ok = c->load(c->user, key, v, n) == n && !memcmp(v, "TMB1", 4) &&
             ((uint64_t)get32(v + 8) | (uint64_t)get32(v + 12) << 32) ==
-                fnv(0xcbf29ce484222325ull, v + HEADER, n - HEADER);
+                texmem__gl_fnv1a(TEXMEM__GL_FNV_BASIS, v + HEADER, n - HEADER);
   GLint linked = 0;
   if (ok) {
     texmem__gl_drain();
@@ -105,7 +99,7 @@ void texmem__gl_cache_store(texmem_gl_context *ctx, const uint8_t key[16], GLuin
   GLenum format = 0;
   glGetProgramBinary(prog, len, &got, &format, v + HEADER);
   if (!gl_failed() && got > 0) {
-    uint64_t h = fnv(0xcbf29ce484222325ull, v + HEADER, (size_t)got);
+    uint64_t h = texmem__gl_fnv1a(TEXMEM__GL_FNV_BASIS, v + HEADER, (size_t)got);
     memcpy(v, "TMB1", 4);
     put32(v + 4, format);
     put32(v + 8, (uint32_t)h);

@@ -21,10 +21,14 @@
 
 #include "gl_internal.h"
 
-static uint64_t fnv1a(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+uint64_t texmem__gl_fnv1a(uint64_t h, const void *p, size_t n) {
+  const uint8_t *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
   return h;
+}
+
+static uint64_t fnv1a(const char *s) {
+  return texmem__gl_fnv1a(TEXMEM__GL_FNV_BASIS, s, strlen(s));
 }
 
 GLuint texmem__gl_shared_find(texmem_gl_context *ctx, const char *source) {

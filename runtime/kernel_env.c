@@ -244,23 +244,8 @@ texmem_status texmem__kernel_program(texmem__kernel_env *env, const char *shader
 }
 
 /* count floats as buffer bytes: binary16 (rounded to nearest) or fp32,
- * padded with zeros to whole vec4s (GL wants a non-empty buffer). NULL on
- * out of memory; *size = the byte count. */
-static void *buffer_bytes(const float *floats, size_t count, bool half, size_t *size) {
-  size_t padded = (count + 3) / 4 * 4;
-  if (!padded) padded = 4;
-  unsigned char *p = calloc(padded, half ? 2 : 4);
-  if (!p) return NULL;
-  if (half) {
-    uint16_t *h = (uint16_t *)(void *)p;
-    for (size_t i = 0; i < count; i++) h[i] = texmem__f32_to_f16(floats[i]);
-  } else if (count) {
-    memcpy(p, floats, count * sizeof *floats);
-  }
-  *size = padded * (half ? 2 : 4);
-  return p;
-}
-
+ * padded with zeros to whole vec4s (GL wants a non-empty buffer), written
+ * straight into the staged constants (runtime/weights.c). */
 texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats, size_t count,
                                     texmem_gl_buffer *out, texmem_error *err) {
   if (!env || !out || (count && !floats))
@@ -268,12 +253,17 @@ texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats
   out->id = 0;
   if (count > SIZE_MAX / sizeof(float) - 16)
     return texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "%zu floats overflow a buffer size", count);
-  size_t size = 0;
-  void *data = buffer_bytes(floats, count, env->half_weights, &size);
-  if (!data) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  texmem_status st = texmem__weights_add(env->weights, data, size, out, err);
-  free(data);
-  return st;
+  size_t padded = count ? (count + 3) / 4 * 4 : 4, elem = env->half_weights ? 2 : 4;
+  void *p = NULL;
+  texmem_status st = texmem__weights_add(env->weights, padded * elem, &p, out, err);
+  if (st) return st;
+  if (env->half_weights) {
+    uint16_t *h = p;
+    for (size_t i = 0; i < count; i++) h[i] = texmem__f32_to_f16(floats[i]);
+  } else if (count) {
+    memcpy(p, floats, count * sizeof *floats);
+  }
+  return TEXMEM_STATUS_OK;
 }
 
 /* Uniforms: names are string literals (kept by pointer). Running out of

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h" /* texmem__fail */
+#include "common.h" /* texmem__fail, texmem__grow */
 #include "weights.h"
 
 /* A slab is closed before it would pass this (a larger buffer gets a slab
@@ -31,7 +31,6 @@
 #define SLAB_MAX ((size_t)64 << 20)
 
 typedef struct staged {
-  size_t slab;   /* index in slabs, once closed */
   size_t offset; /* in its slab */
   size_t size;
   texmem_gl_buffer view; /* once its slab is closed */
@@ -86,18 +85,11 @@ void texmem__weights_destroy(texmem__weights *w) {
   free(w);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t item) {
-  if (need <= *cap) return true;
-  size_t nc = *cap ? *cap : 16;
-  while (nc < need) {
-    if (nc > SIZE_MAX / 2 / item) return false;
-    nc *= 2;
-  }
-  void *np = realloc(*p, nc * item);
-  if (!np) return false;
-  *p = np;
-  *cap = nc;
-  return true;
+/* Room for need elements of *p (texmem__grow); false when out of memory. */
+static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
+  void *q = texmem__grow(*p, cap, need, elem);
+  if (q) *p = q;
+  return q != NULL;
 }
 
 /* The open slab becomes a GL buffer, its items views of it. */
@@ -112,7 +104,6 @@ static texmem_status close_slab(texmem__weights *w, texmem_error *err) {
   w->slab_bytes += w->stage_len;
   for (size_t i = w->first_open; i < w->n_items && !st; i++) {
     staged *s = &w->items[i];
-    s->slab = w->n_slabs;
     st = texmem_gl_buffer_create_view(w->ctx, slab, s->offset, s->size, &s->view, err);
   }
   w->n_slabs++;
@@ -121,9 +112,10 @@ static texmem_status close_slab(texmem__weights *w, texmem_error *err) {
   return st;
 }
 
-texmem_status texmem__weights_add(texmem__weights *w, const void *bytes, size_t size,
+texmem_status texmem__weights_add(texmem__weights *w, size_t size, void **bytes,
                                   texmem_gl_buffer *token, texmem_error *err) {
   token->id = 0;
+  *bytes = NULL;
   if (!size || size % 8 || size > SIZE_MAX / 2)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "constant buffer of %zu bytes: not a positive multiple of 8", size);
@@ -139,8 +131,8 @@ texmem_status texmem__weights_add(texmem__weights *w, const void *bytes, size_t 
   if (!grow((void **)&w->items, &w->cap_items, w->n_items + 1, sizeof *w->items) ||
       !grow((void **)&w->stage, &w->stage_cap, at + size, 1))
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  memset(w->stage + w->stage_len, 0, at - w->stage_len);
-  memcpy(w->stage + at, bytes, size);
+  memset(w->stage + w->stage_len, 0, at + size - w->stage_len);
+  *bytes = w->stage + at;
   w->stage_len = at + size;
   w->items[w->n_items] = (staged){.offset = at, .size = size};
   w->n_items++;

@@ -13,9 +13,10 @@ texmem_status texmem__weights_create(texmem_gl_context *ctx, size_t slab_max,
                                      texmem__weights **out, texmem_error *err);
 /* Deletes every view and slab made; NULL is a no-op. */
 void texmem__weights_destroy(texmem__weights *w);
-/* Stages size bytes (a positive multiple of 8, copied) and gives a token
- * for them; a full slab becomes a GL buffer on the way. */
-texmem_status texmem__weights_add(texmem__weights *w, const void *bytes, size_t size,
+/* Stages size bytes (a positive multiple of 8), zeroed, for the caller to
+ * fill at *bytes before the next call, and gives a token for them; a full
+ * slab becomes a GL buffer on the way. */
+texmem_status texmem__weights_add(texmem__weights *w, size_t size, void **bytes,
                                   texmem_gl_buffer *token, texmem_error *err);
 /* Makes the staged buffers GL buffers (views of slabs). */
 texmem_status texmem__weights_commit(texmem__weights *w, texmem_error *err);
