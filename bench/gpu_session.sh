@@ -20,12 +20,17 @@
 #            with OLD_TEXMEM its `--alone buffer` beside ours (alone_before.jsonl:
 #            bench/gpu_table.py --alone alone.jsonl --driver alone_before.jsonl)
 #   profile  `--profile` on MobileNet v2 and the selfie model
+#   tiles    `--profile` with the tiled 1x1 kernel's split forced (--split
+#            1..16) and chosen per layer, MobileNet v2 fp16 first, then two
+#            MediaPipe models (tiles.jsonl; bench/gpu_table.py --tiles
+#            tiles.jsonl: each layer's time per split, the choice's, the
+#            fastest's)
 #   kernels  `--kernels portable`, then `--unfused`, on three models (beside
 #            the default bench: the tiled 1x1 kernel's gain, fusion's;
 #            kernels.jsonl, unfused.jsonl)
 #   tests    last, the GL test programs that need no Node, 8 at a time, in
 #            what is left (a cold driver compiles each test's programs)
-# Phases start by 20, 30, 45, 55, 65 and 70% of the deadline; the tests take the
+# Phases start by 20, 30, 45, 55, 60, 68, 72 and 76% of the deadline; the tests take the
 # rest (DEADLINE_S, default 480 s: a device session has 15 minutes all told,
 # the machine's start included), so what ran comes back. Writes JSON lines
 # to $OUT (or /tmp/out) for bench/gpu_table.py (--compare kernels.jsonl
@@ -81,17 +86,25 @@ for p in fp16 fp32; do for m in $models; do for s in naive objects arena buffer;
 done; done; done
 phase profile
 for m in builtin .gpu/models/selfie_segmentation.tflite; do
-  [ "$(el)" -lt $((end * 65 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
+  [ "$(el)" -lt $((end * 60 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/profile.jsonl" "$B/texmem" "$m" fp16 --runs 5 --profile
+done
+phase tiles
+for m in builtin .gpu/models/pose_detection.tflite .gpu/models/palm_detection_full.tflite; do
+  for k in 0 1 2 4 8 16; do
+    [ "$(el)" -lt $((end * 68 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
+      bench "$O/tiles.jsonl" "$B/texmem" "$m" fp16 --runs 5 --profile \
+        $( [ $k -gt 0 ] && echo --split $k )
+  done
 done
 phase kernels
 for m in builtin .gpu/models/pose_detection.tflite .gpu/models/selfie_segmentation.tflite; do
-  [ "$(el)" -lt $((end * 65 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
+  [ "$(el)" -lt $((end * 72 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/kernels.jsonl" "$B/texmem" "$m" fp16 --runs 21 --kernels portable
 done
 for m in .gpu/models/palm_detection_lite.tflite .gpu/models/face_landmark.tflite \
          .gpu/models/face_detection_full_range.tflite; do
-  [ "$(el)" -lt $((end * 70 / 100)) ] && [ -f "$m" ] &&
+  [ "$(el)" -lt $((end * 76 / 100)) ] && [ -f "$m" ] &&
     bench "$O/unfused.jsonl" "$B/texmem" "$m" fp16 --runs 21 --unfused
 done
 phase tests

@@ -13,11 +13,14 @@ as a second table against --after; --compile: the warm phase's reports
 model's compile time per precision; --driver ALONE_BEFORE.jsonl: an older
 build's --alone buffer reports (gpu_session.sh's alone_before.jsonl), a
 table of the buffer arena's driver figures per model and precision, --alone's
-beside them. Latency: the median over processes of each process's median;
+beside them; --tiles: gpu_session.sh's tiles.jsonl, each tiled 1x1 layer's
+GPU time in each split of the kernel against the per-layer choice. Latency:
+the median over processes of each process's median;
 memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
                        [--compare K.jsonl ...] [--compile W.jsonl] [--driver E.jsonl]
+                       [--tiles T.jsonl]
 """
 import argparse
 import json
@@ -133,6 +136,47 @@ def driver_table(bench_paths, after_paths, before_path):
             print("| " + " | ".join(cells) + " |")
 
 
+def tiles_table(path, storage="buffer"):
+    """The tiled 1x1 kernel's split per layer: `texmem bench --profile
+    --split K` reports (gpu_session.sh's tiles.jsonl, conv1x1_split 0 = the
+    per-layer choice), each 1x1 layer's median GPU us (every_dispatch) in
+    each split, the fastest, and what the per-layer choice took; then the
+    layers' sums: each split in every layer, the choice, and the fastest
+    split of each layer (the most a better choice could gain)."""
+    for p in ("fp16", "fp32"):
+        for name, reps in sorted(load([path], p).items()):
+            by = {}  # split -> {dispatch name -> ns}
+            for r in reps:
+                prof = (r.get("profile") or {}).get(storage)
+                if prof and "every_dispatch" in prof:
+                    by[r.get("conv1x1_split", 0)] = {
+                        d["name"]: d["gpu_ns"] for d in prof["every_dispatch"]
+                        if "conv1x1_tiled" in d["name"]}
+            if 0 not in by or len(by) < 2:
+                continue
+            splits = sorted(k for k in by if k)
+            print("\n%s, %s, %s: tiled 1x1 layers, GPU us (median of the profiled runs):\n"
+                  % (name, p, storage))
+            print("| layer | " + " | ".join("split %d" % k for k in splits) +
+                  " | fastest | per-layer choice |")
+            print("|---|" + "---:|" * (len(splits) + 2))
+            sums = dict.fromkeys(splits + [0, "best"], 0.0)
+            for layer, ns in by[0].items():
+                t = {k: by[k].get(layer) for k in splits}
+                known = {k: v for k, v in t.items() if v is not None}
+                best = min(known, key=known.get) if known else None
+                for k, v in known.items():
+                    sums[k] += v
+                sums[0] += ns
+                sums["best"] += known[best] if best else ns
+                print("| %s | %s | %s | %.1f |" % (
+                    layer.split(" CONV_2D")[0],
+                    " | ".join("-" if t[k] is None else "%.1f" % (t[k] / 1e3) for k in splits),
+                    best or "-", ns / 1e3))
+            print("| sum | " + " | ".join("%.1f" % (sums[k] / 1e3) for k in splits) +
+                  " | %.1f | %.1f |" % (sums["best"] / 1e3, sums[0] / 1e3))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
@@ -142,6 +186,7 @@ def main():
     ap.add_argument("--compare", nargs="*")
     ap.add_argument("--compile", nargs="*")
     ap.add_argument("--driver", nargs="*")
+    ap.add_argument("--tiles", nargs="*")
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -156,6 +201,8 @@ def main():
         compile_table(path)
     for path in a.driver or []:
         driver_table(a.after, a.alone or [], path)
+    for path in a.tiles or []:
+        tiles_table(path)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ struct texmem__kernel_env {
   bool half_weights; /* buffers hold binary16 */
   bool half_images;  /* tensors are RGBA16F */
   bool tiled;        /* 1x1 convolutions: op_conv1x1_tiled.comp */
+  uint32_t split;    /* its parts in every layer; 0: per layer */
+  uint32_t splits_used; /* bit k: a layer took 2^k parts */
 };
 
 texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, bool half_weights,
@@ -70,10 +72,24 @@ texmem_status texmem__kernel_env_commit(texmem__kernel_env *env, texmem__kernel 
   return st;
 }
 
-void texmem__kernel_env_configure(texmem__kernel_env *env, bool half_images, bool tiled) {
+void texmem__kernel_env_configure(texmem__kernel_env *env, bool half_images, bool tiled,
+                                  uint32_t split) {
   if (!env) return;
   env->half_images = half_images;
   env->tiled = tiled;
+  env->split = split;
+}
+
+uint32_t texmem__kernel_env_split(const texmem__kernel_env *env) { return env ? env->split : 0; }
+
+void texmem__kernel_env_note_split(texmem__kernel_env *env, uint32_t parts) {
+  uint32_t k = 0;
+  while (k < 31 && (1u << k) < parts) k++;
+  if (env) env->splits_used |= 1u << k;
+}
+
+uint32_t texmem__kernel_env_splits_used(const texmem__kernel_env *env) {
+  return env ? env->splits_used : 0;
 }
 
 bool texmem__kernel_env_half_images(const texmem__kernel_env *env) {

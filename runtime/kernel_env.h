@@ -14,11 +14,19 @@ texmem_status texmem__kernel_env_create(texmem_gl_context *ctx, bool half_weight
                                         texmem__kernel_env **out, texmem_error *err);
 /* half_images: tensors are RGBA16F (a fused kernel rounds as a store
  * would); tiled: 1x1 convolutions take the shared-memory tiled kernel
- * (op_conv1x1_tiled.comp) instead of the register-tiled one. Both false
- * after create. */
-void texmem__kernel_env_configure(texmem__kernel_env *env, bool half_images, bool tiled);
+ * (op_conv1x1_tiled.comp) instead of the register-tiled one; split: that
+ * kernel's parts in every layer (texmem_runtime_desc.conv1x1_split; 0 per
+ * layer). False and 0 after create. */
+void texmem__kernel_env_configure(texmem__kernel_env *env, bool half_images, bool tiled,
+                                  uint32_t split);
 bool texmem__kernel_env_half_images(const texmem__kernel_env *env);
 bool texmem__kernel_env_tiled(const texmem__kernel_env *env);
+uint32_t texmem__kernel_env_split(const texmem__kernel_env *env);
+/* The tiled 1x1 kernel's splits the layers built so far take: bit k for
+ * 2^k parts (texmem_runtime_stats.conv1x1_splits); kernels_conv.c notes
+ * each. */
+void texmem__kernel_env_note_split(texmem__kernel_env *env, uint32_t parts);
+uint32_t texmem__kernel_env_splits_used(const texmem__kernel_env *env);
 /* True when buffers are binary16 (kernels with exactness limits check it). */
 bool texmem__kernel_env_half_weights(const texmem__kernel_env *env);
 /* Destroys every program and buffer made through env; NULL is a no-op. */

@@ -21,9 +21,14 @@
  * that split the input slices (pq * sg * ks = 64 invocations). */
 static const texmem__conv_tile tiles[] = {{16, 4, 1}, {8, 4, 2}, {4, 4, 4}, {2, 4, 8}, {1, 4, 16}};
 
-texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks) {
+texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks,
+                                       uint32_t split) {
   size_t pick = 0;
   for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
+    if (split) {
+      if (tiles[i].ks == split) return tiles[i];
+      continue;
+    }
     if (i > 0 && tiles[i].ks > chunks) break; /* a part with no chunk idles */
     pick = i;
     uint64_t n = (pixels + 4 * tiles[i].pq - 1) / (4 * tiles[i].pq) *
@@ -49,7 +54,7 @@ static texmem_status flat_groups(const char *name, uint64_t n, texmem__kernel *o
 static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *model,
                                    const texmem_op *op, uint64_t pixels, uint32_t ng,
                                    uint32_t chunks, texmem__kernel *out, texmem_error *err) {
-  texmem__conv_tile t = texmem__conv1x1_tile(pixels, ng, chunks);
+  texmem__conv_tile t = texmem__conv1x1_tile(pixels, ng, chunks, texmem__kernel_env_split(env));
   uint64_t ptiles = (pixels + 4 * t.pq - 1) / (4 * t.pq), stiles = (ng + t.sg - 1) / t.sg;
   if (ptiles * stiles > (uint64_t)INT32_MAX / 2)
     return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "CONV_2D: output too large");
@@ -63,6 +68,7 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
   texmem_status s =
       texmem__conv_program(env, model, op, "op_conv1x1_tiled.comp", defs, local, out, err);
   if (s) return s;
+  texmem__kernel_env_note_split(env, t.ks);
   const texmem_op_options *o = &op->options;
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, (int32_t)ptiles, (int32_t)ng);
   return flat_groups("CONV_2D", ptiles * stiles, out, err);

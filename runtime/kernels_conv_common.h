@@ -144,9 +144,11 @@ typedef struct texmem__conv_tile {
 
 /* The tile for a 1x1 convolution over `pixels` output pixels, `groups4`
  * groups of 4 output slices and `chunks` chunks of 4 input slices: the
+ * one of `split` parts (1, 2, 4, 8, 16) when it is not 0, else the
  * largest giving enough work groups to fill a large GPU, else the
  * smallest whose parts each get a chunk (kernels_conv.c). */
-texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks);
+texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks,
+                                       uint32_t split);
 
 /* OHWI weights (O x KH x KW x I) as 4x4 blocks for groups of
  * TEXMEM__CONV_GROUP output slices: index

@@ -300,6 +300,10 @@ static texmem_status check_desc(texmem_runtime_desc *d, texmem_error *err) {
                         (int)d->precision);
   if ((unsigned)d->kernels > TEXMEM_KERNELS_TILED)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "unknown kernels %d", (int)d->kernels);
+  uint32_t k = d->conv1x1_split;
+  if (k > 16 || (k & (k - 1)))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "conv1x1_split %u: not 0, 1, 2, 4, 8 or 16", (unsigned)k);
   return TEXMEM_STATUS_OK;
 }
 
@@ -400,7 +404,8 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   st = texmem__kernel_env_create(ctx, half_weights, &rt->env, err);
   rt->stats.tiled = use_tiled(ctx, d.kernels);
   if (!st)
-    texmem__kernel_env_configure(rt->env, d.precision == TEXMEM_PRECISION_FP16, rt->stats.tiled);
+    texmem__kernel_env_configure(rt->env, d.precision == TEXMEM_PRECISION_FP16, rt->stats.tiled,
+                                 d.conv1x1_split);
   for (size_t k = 0; k < n_ops && !st; k++) st = build_op(rt, k, err);
   if (!st) st = texmem__kernel_env_commit(rt->env, rt->kernels, rt->n_gl_ops, err);
   if (st) return fail(rt, st);
@@ -421,6 +426,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   s->texture_bytes = texmem_gl_pool_bytes(rt->pool);
   s->weights_bytes = texmem__kernel_env_weights_bytes(rt->env);
   s->weight_buffers = texmem__kernel_env_weight_buffers(rt->env);
+  s->conv1x1_splits = texmem__kernel_env_splits_used(rt->env);
   s->dispatches = rt->n_gl_ops;
   *out = rt;
   return TEXMEM_STATUS_OK;

@@ -233,16 +233,17 @@ Test(cli_bench, program_cache_directory) {
   tt_run_free(&r);
 }
 
-/* --kernels forces the 1x1 convolution kernel on any driver, --unfused
- * turns fusion off: the report names the kernel that ran and counts the
- * fused operators, and the planned runs stay bit-identical to naive. */
+/* --kernels forces the 1x1 convolution kernel on any driver, --split the
+ * tiled one's split in every layer, --unfused turns fusion off: the report
+ * names the kernel and splits that ran and counts the fused operators, and
+ * the planned runs stay bit-identical to naive. */
 Test(cli_bench, kernels_forced_and_unfused) {
   const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
   static const char *const kernels[] = {"tiled", "portable"};
   for (int k = 0; k < 2; k++) {
-    /* The portable run also unfused (NULL ends the tiled run's list). */
+    /* The tiled run split 4 ways, the portable one unfused. */
     tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--kernels", kernels[k],
-                         k ? "--unfused" : NULL, NULL);
+                         k ? "--unfused" : "--split", k ? NULL : "4", NULL);
     cr_assert_eq(r.code, 0, "%s: stderr: %s", kernels[k], r.err);
     check_report(r.out);
     char want[64];
@@ -251,12 +252,19 @@ Test(cli_bench, kernels_forced_and_unfused) {
     double fused = json_num(r.out, NULL, "fused"), late = json_num(r.out, NULL, "late_fused");
     if (k) cr_expect_eq(fused + late, 0, "--unfused: %s", r.out);
     else cr_expect_gt(fused, 0, "%s", r.out);
+    cr_expect_not_null(strstr(r.out, k ? "\"conv1x1_split\": 0,\n  \"conv1x1_splits\": [],"
+                                       : "\"conv1x1_split\": 4,\n  \"conv1x1_splits\": [4],"),
+                       "%s", r.out);
     cr_expect_leq(late, fused, "%s", r.out);
     tt_run_free(&r);
   }
   tt_run r = tt_texmem("bench", model, "--kernels", "fast", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "unknown kernels 'fast'"), "%s", r.err);
+  tt_run_free(&r);
+  r = tt_texmem("bench", model, "--split", "3", NULL);
+  cr_expect_eq(r.code, 2);
+  cr_expect_not_null(strstr(r.err, "--split needs 1, 2, 4, 8 or 16, not '3'"), "%s", r.err);
   tt_run_free(&r);
 }
 

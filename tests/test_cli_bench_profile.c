@@ -67,6 +67,21 @@ Test(cli_bench_profile, profile_json) {
       prev = g;
     }
     cr_expect_not_null(strstr(sl, "\"name\": \"op "), "%s", name);
+    /* Every dispatch in run order, each its median (of 2 runs: the
+     * smaller) time: as many as the run's, summing to no more than the
+     * median run's dispatches, operator indices rising. */
+    double every = array_sum(at, "every_dispatch", "gpu_ns", &k);
+    cr_expect_eq((double)k, n, "%s", name);
+    cr_expect_leq(every, sum, "%s", name);
+    cr_expect_gt(every, 0, "%s", name);
+    const char *ev = strstr(at, "\"every_dispatch\": ["), *eend = strchr(ev, ']');
+    long prev_op = -1;
+    for (const char *q = strstr(ev, "\"name\": \"op "); q && q < eend;
+         q = strstr(q + 1, "\"name\": \"op ")) {
+      long op = strtol(q + 12, NULL, 10);
+      cr_expect_geq(op, prev_op, "%s: every_dispatch out of order", name);
+      prev_op = op;
+    }
   }
   cr_expect_not_null(strstr(r.out, "\"name\": \"CONV_2D\""), "%s", r.out);
   /* AUTO picks the 1x1 kernel by driver (the tiled one on a GPU). */

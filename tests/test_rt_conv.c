@@ -133,6 +133,8 @@ static int32_t g_batch = 1;
 /* The 1x1 convolution kernels (AUTO: the portable ones on llvmpipe; the
  * tiled tests set TILED, which runs on any GL). */
 static texmem_kernels g_kernels = TEXMEM_KERNELS_AUTO;
+/* texmem_runtime_desc.conv1x1_split of every case (0: per layer). */
+static uint32_t g_split = 0;
 
 /* Runs the model in every configuration of `configs` (a config runs if
  * its strategy, layout and precision bits are all set) and compares the
@@ -170,7 +172,8 @@ static int run_and_check(texmem_model *m, const char *what, int configs) {
                                  .layout = li ? TEXMEM_LAYOUT_LINEAR : TEXMEM_LAYOUT_NATURAL,
                                  .precision = pi ? TEXMEM_PRECISION_FP16 : TEXMEM_PRECISION_FP32,
                                  .reuse_checker = true,
-                                 .kernels = g_kernels};
+                                 .kernels = g_kernels,
+                                 .conv1x1_split = g_split};
         const char *cfg_name[3] = {si ? "BEST" : "NAIVE", li ? "linear" : "natural",
                                    pi ? "fp16" : "fp32"};
         texmem_runtime *rt = NULL;
@@ -179,6 +182,12 @@ static int run_and_check(texmem_model *m, const char *what, int configs) {
                      err.message);
         cr_assert_eq(texmem_runtime_input_size(rt, 0), nx);
         cr_assert_eq(texmem_runtime_output_size(rt, 0), ny);
+        if (g_split) { /* every 1x1 layer (the identities too) took it */
+          texmem_runtime_stats st;
+          texmem_runtime_get_stats(rt, &st);
+          cr_assert_eq(st.conv1x1_splits, g_split, "%s: splits 0x%x", what,
+                       (unsigned)st.conv1x1_splits);
+        }
         cr_assert_eq(texmem_runtime_set_input(rt, 0, x, &err), TEXMEM_STATUS_OK, "%s",
                      err.message);
         /* Twice: the second run finds the textures holding the first's data. */
@@ -352,7 +361,7 @@ Test(rt_conv, conv_mobilenet_like) {
  * parts splitting the input slices). */
 static void expect_tile(uint64_t pixels, uint32_t cin, uint32_t cout, uint32_t pq, uint32_t ks) {
   uint32_t groups4 = ((cout + 3) / 4 + 3) / 4, chunks = ((cin + 3) / 4 + 3) / 4;
-  texmem__conv_tile t = texmem__conv1x1_tile(pixels, groups4, chunks);
+  texmem__conv_tile t = texmem__conv1x1_tile(pixels, groups4, chunks, 0);
   cr_assert(t.pq == pq && t.sg == 4 && t.ks == ks,
             "%llu pixels, %u -> %u channels: tile %u x %u x %u, expected %u x 4 x %u",
             (unsigned long long)pixels, cin, cout, t.pq, t.sg, t.ks, pq, ks);
@@ -424,6 +433,25 @@ Test(rt_conv, conv_1x1_tiled_staged_weights) {
              F_NAIVE | F_BEST | F_NATURAL | F_LINEAR | F_FP16);
   check_conv(&(conv_case){128, 128, 40, 70, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, false},
              F_BEST | F_NATURAL | F_FP32);
+}
+
+/* conv1x1_split forces one tile in every layer, whatever its size: each
+ * split against the CPU reference, with fewer chunks than parts (16 parts
+ * over 4 chunks: 12 parts idle) and more (a part walks several). The
+ * stats say every layer took it. */
+Test(rt_conv, conv_1x1_tiled_forced_split) {
+  g_kernels = TEXMEM_KERNELS_TILED;
+  for (uint32_t k = 1; k <= 16; k *= 2) {
+    texmem__conv_tile t = texmem__conv1x1_tile(128 * 128, 4, 1, k);
+    cr_assert(t.ks == k && t.pq * k == 16 && t.sg == 4, "split %u: %u x %u x %u", k, t.pq, t.sg,
+              t.ks);
+    g_split = k;
+    check_conv(&(conv_case){6, 7, 52, 12, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_RELU6, true},
+               F_NAIVE | F_BEST | F_NATURAL | F_FP32 | F_FP16);
+    check_conv(&(conv_case){9, 5, 150, 20, 1, 1, 1, 1, 1, SAME, TEXMEM_ACT_NONE, false},
+               F_BEST | F_LINEAR | F_FP16);
+  }
+  g_split = 0;
 }
 
 /* ---- DEPTHWISE_CONV_2D ---- */

@@ -642,6 +642,15 @@ Test(rt_fusion, unknown_kernels_refused) {
   cr_assert_eq(texmem_runtime_create(ctx, b.m, &d, &rt, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   cr_assert_null(rt);
   cr_assert(strstr(err.message, "kernels"), "%s", err.message);
+  /* So is a split of the tiled 1x1 kernel that is not 1, 2, 4, 8 or 16. */
+  static const uint32_t bad[] = {3, 6, 32, 0x80000000u};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    d = (texmem_runtime_desc){.conv1x1_split = bad[i]};
+    cr_assert_eq(texmem_runtime_create(ctx, b.m, &d, &rt, &err), TEXMEM_STATUS_INVALID_ARGUMENT,
+                 "split %u", (unsigned)bad[i]);
+    cr_assert_null(rt);
+    cr_assert(strstr(err.message, "conv1x1_split"), "%s", err.message);
+  }
   texmem_gl_context_destroy(ctx);
   texmem_model_destroy(b.m);
 }

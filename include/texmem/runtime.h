@@ -74,6 +74,13 @@ typedef struct texmem_runtime_desc {
                                  bit-identical either way; fusion saves
                                  dispatches and the planned outputs between
                                  them) */
+  uint32_t conv1x1_split;     /* tiled 1x1 convolutions: the parts a work
+                                 group splits the input channels in, 1, 2,
+                                 4, 8 or 16 (64 / split pixels a tile) in
+                                 every layer; 0 = chosen per layer by its
+                                 size (docs/runtime.md). For measuring the
+                                 choice; splits differ in the order of sums,
+                                 so compare outputs of one split only */
 } texmem_runtime_desc;
 
 typedef struct texmem_runtime texmem_runtime;
@@ -166,6 +173,9 @@ typedef struct texmem_runtime_stats {
                                             computed after the convolution */
   size_t dispatches;                     /* GL dispatches of one run */
   bool tiled;                            /* 1x1 convolutions run TILED */
+  uint32_t conv1x1_splits;               /* the splits its layers ran:
+                                            bit k set for 2^k parts
+                                            (conv1x1_split; 0: none ran) */
 } texmem_runtime_stats;
 
 /* The storage texmem recommends on ctx (`texmem bench --storage auto`), a

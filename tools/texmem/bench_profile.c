@@ -50,6 +50,7 @@ void bench_profile_free(bench_profile *p) {
     agg_free(p->s[s].by_type, p->s[s].n_type);
     agg_free(p->s[s].by_kernel, p->s[s].n_kernel);
     agg_free(p->s[s].slowest, p->s[s].n_slowest);
+    agg_free(p->s[s].every, p->s[s].n_every);
   }
 }
 
@@ -112,16 +113,58 @@ static size_t median_row(const uint64_t *run, size_t n) {
   return best;
 }
 
+/* A dispatch's name: its operator (index, pass when several), type and
+ * kernel. */
+static void dispatch_name(const texmem_profile_record *r, char *name, size_t size) {
+  snprintf(name, size, "op %zu%s%.0u %s %s", r->op, r->pass ? "." : "", r->pass,
+           r->op_type ? r->op_type : "?", r->kernel ? r->kernel : "?");
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Median of column i over the n kept rows (tmp: n slots). */
+static uint64_t column_median(const uint64_t *v, size_t n_rec, size_t i, size_t n, uint64_t *tmp) {
+  for (size_t r = 0; r < n; r++) tmp[r] = v[r * n_rec + i];
+  qsort(tmp, n, sizeof *tmp, cmp_u64);
+  return tmp[(n - 1) / 2];
+}
+
+/* Every dispatch in run order with its median GPU and CPU time over the
+ * kept runs: what a per-layer comparison of two builds or kernels reads. */
+static bool keep_every(bench_profile_storage *ps, const texmem_runtime_profile *p,
+                       const runs_buf *buf, size_t kept) {
+  uint64_t *tmp = malloc((kept ? kept : 1) * sizeof *tmp);
+  ps->every = calloc(buf->n_rec ? buf->n_rec : 1, sizeof *ps->every);
+  if (!tmp || !ps->every) {
+    free(tmp);
+    return false;
+  }
+  for (size_t i = 0; i < buf->n_rec; i++) {
+    char name[160];
+    dispatch_name(&p->records[i], name, sizeof name);
+    char *copy = malloc(strlen(name) + 1);
+    if (!copy) break;
+    strcpy(copy, name);
+    ps->every[ps->n_every++] =
+        (bench_agg){.name = copy, .dispatches = 1,
+                    .gpu_ns = column_median(buf->gpu, buf->n_rec, i, kept, tmp),
+                    .cpu_ns = column_median(buf->cpu, buf->n_rec, i, kept, tmp)};
+  }
+  free(tmp);
+  return ps->n_every == buf->n_rec;
+}
+
 /* The BENCH_SLOWEST slowest dispatches of the median run, each named by
- * its operator (index, pass when several), type and kernel: where a
- * per-kernel sum cannot say which layer takes the time. */
+ * dispatch_name: where a per-kernel sum cannot say which layer takes the
+ * time. */
 static bool keep_slowest(bench_profile_storage *ps, const texmem_runtime_profile *p,
                          const runs_buf *buf, size_t row) {
   for (size_t i = 0; i < buf->n_rec; i++) {
-    const texmem_profile_record *r = &p->records[i];
     char name[160];
-    snprintf(name, sizeof name, "op %zu%s%.0u %s %s", r->op, r->pass ? "." : "", r->pass,
-             r->op_type ? r->op_type : "?", r->kernel ? r->kernel : "?");
+    dispatch_name(&p->records[i], name, sizeof name);
     if (!agg_add(&ps->slowest, &ps->n_slowest, name, buf->gpu[row * buf->n_rec + i],
                  buf->cpu[row * buf->n_rec + i]))
       return false;
@@ -148,7 +191,7 @@ static bool aggregate(bench_profile_storage *ps, const texmem_runtime_profile *p
   qsort(ps->by_type, ps->n_type, sizeof *ps->by_type, agg_by_gpu);
   qsort(ps->by_kernel, ps->n_kernel, sizeof *ps->by_kernel, agg_by_gpu);
   ps->ok = true;
-  return keep_slowest(ps, p, buf, row);
+  return keep_slowest(ps, p, buf, row) && keep_every(ps, p, buf, ps->kept);
 }
 
 static texmem_status profile_storage(const bench_setup *b, int s, texmem_runtime *unprofiled,
@@ -274,6 +317,7 @@ void bench_profile_json(const bench_profile *p) {
     json_aggs("by_op_type", ps->by_type, ps->n_type);
     json_aggs("by_kernel", ps->by_kernel, ps->n_kernel);
     json_aggs("slowest_dispatches", ps->slowest, ps->n_slowest);
+    json_aggs("every_dispatch", ps->every, ps->n_every);
     printf("\n    }");
   }
   printf("\n  },\n");

@@ -45,6 +45,9 @@ typedef struct bench_profile_storage {
   size_t n_type, n_kernel;
   bench_agg *slowest; /* single dispatches ("op K TYPE kernel"), slowest first */
   size_t n_slowest;   /* at most BENCH_SLOWEST */
+  bench_agg *every;   /* every dispatch in run order, each its median over
+                         the kept runs (JSON only) */
+  size_t n_every;
 } bench_profile_storage;
 
 #define BENCH_SLOWEST 8

@@ -39,6 +39,7 @@ typedef struct opts {
   int storage; /* STORAGE_AUTO or a texmem_storage */
   texmem_precision precision;
   texmem_kernels kernels;
+  uint32_t split; /* texmem_runtime_desc.conv1x1_split */
   bool unfused;
   unsigned runs;
   bool json;
@@ -71,6 +72,9 @@ static void usage(FILE *f) {
           "  --precision P      fp16 | fp32 (default fp16)\n"
           "  --kernels K        auto | portable | tiled: the 1x1 convolution kernel\n"
           "                     (default auto: tiled on a GPU, portable on a CPU renderer)\n"
+          "  --split N          the tiled 1x1 kernel's parts splitting the input channels,\n"
+          "                     1, 2, 4, 8 or 16, in every layer (default: per layer);\n"
+          "                     with --profile, JSON every_dispatch gives each layer's time\n"
           "  --unfused          one dispatch per operator (no element-wise operator, PAD\n"
           "                     or max pool run inside a convolution's dispatch)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
@@ -180,6 +184,14 @@ static int parse_args(int argc, char **argv, opts *o) {
         fprintf(stderr, "texmem bench: unknown kernels '%s' (auto, portable or tiled)\n", v);
         return CLI_EXIT_BAD_INPUT;
       }
+      i++;
+    } else if (!strcmp(a, "--split") && v) {
+      uint64_t k = 0;
+      if (!cli_parse_u64(v, &k) || k == 0 || k > 16 || (k & (k - 1))) {
+        fprintf(stderr, "texmem bench: --split needs 1, 2, 4, 8 or 16, not '%s'\n", v);
+        return CLI_EXIT_BAD_INPUT;
+      }
+      o->split = (uint32_t)k;
       i++;
     } else if (!strcmp(a, "--runs") && v) {
       uint64_t runs = 0;
@@ -550,10 +562,13 @@ static void print_report(const bench *b, uint64_t peak_rss) {
     printf("              (a GPU driver may still be optimizing programs compiled this long:\n"
            "              on an H100, MobileNet ran 3x slower in the process that compiled\n"
            "              them; run again, the driver's shader cache keeps them)\n");
-  printf("kernels:      %s 1x1 convolutions%s; %zu operators fused into convolutions "
+  char split[48] = "";
+  if (ps->tiled && o->split)
+    snprintf(split, sizeof split, ", split %u ways in every layer", (unsigned)o->split);
+  printf("kernels:      %s 1x1 convolutions%s%s; %zu operators fused into convolutions "
          "(%zu dispatches run late)\n",
          ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
-         ps->fused, ps->late_fused);
+         split, ps->fused, ps->late_fused);
   printf("latency:      median of %u runs (after a warm-up, interleaved): naive %.3f ms, "
          "planned %.3f ms, planned / naive = %.3f\n",
          o->runs, b->lat_naive, lat_chosen(b),
@@ -591,8 +606,11 @@ static void print_json(const bench *b, uint64_t peak_rss) {
   printf("  \"create_ms\": %.3f,\n  \"first_run_ms\": %.3f,\n  \"programs_compiled\": %" PRIu64
          ",\n  \"programs_loaded\": %" PRIu64 ",\n  \"compile_ms\": %.3f,\n",
          b->create_ms, b->first_run_ms, b->programs_compiled, b->programs_loaded, b->compile_ms);
-  printf("  \"kernels\": \"%s\",\n  \"fused\": %zu,\n  \"late_fused\": %zu,\n",
-         ps->tiled ? "tiled" : "portable", ps->fused, ps->late_fused);
+  printf("  \"kernels\": \"%s\",\n  \"conv1x1_split\": %u,\n  \"conv1x1_splits\": [",
+         ps->tiled ? "tiled" : "portable", (unsigned)o->split);
+  for (unsigned k = 0, n = 0; k < 5; k++)
+    if (ps->conv1x1_splits >> k & 1u) printf("%s%u", n++ ? ", " : "", 1u << k);
+  printf("],\n  \"fused\": %zu,\n  \"late_fused\": %zu,\n", ps->fused, ps->late_fused);
   printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
@@ -733,6 +751,7 @@ static void setup_descs(bench *b) {
   for (int s = BENCH_NAIVE; s <= BENCH_ARENA; s++) {
     su->desc[s].precision = o->precision;
     su->desc[s].kernels = o->kernels;
+    su->desc[s].conv1x1_split = o->split;
     su->desc[s].unfused = o->unfused;
   }
   su->desc[BENCH_BUFFER] = su->desc[BENCH_ARENA];
