@@ -8,6 +8,9 @@
 #            3x slower than one that found them in the driver's disk cache
 #            (H100, 2026-11-26); warm.jsonl has each model's compile time
 #            (bench/gpu_table.py --compile warm.jsonl)
+#   cost     `texmem bench --dispatch-cost` in two processes: the least a
+#            dispatch costs, dependent and independent (dispatch_cost.jsonl;
+#            bench/gpu_table.py --dispatch-cost dispatch_cost.jsonl)
 #   cache    MobileNet v2 fp16 in two processes with texmem's program cache
 #            (--program-cache) and the driver's off: the second loads what the
 #            first compiled (cache.jsonl; bench/gpu_table.py --compile
@@ -64,6 +67,11 @@ for p in fp16 fp32; do for m in $models; do
   bench "$O/warm.jsonl" "$B/texmem" "$m" $p --runs 1
   [ -n "$old" ] && bench "$O/warm_before.jsonl" "$old" "$m" $p --runs 1
 done; done
+phase cost
+for k in 1 2; do
+  timeout 60 "$B/texmem" bench --dispatch-cost --json 2>>"$LOG" | tr -d '\n' >> "$O/dispatch_cost.jsonl"
+  echo >> "$O/dispatch_cost.jsonl"
+done
 phase cache
 mkdir -p /tmp/tmcache
 for k in 1 2; do

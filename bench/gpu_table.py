@@ -14,13 +14,13 @@ model's compile time per precision; --driver ALONE_BEFORE.jsonl: an older
 build's --alone buffer reports (gpu_session.sh's alone_before.jsonl), a
 table of the buffer arena's driver figures per model and precision, --alone's
 beside them; --tiles: gpu_session.sh's tiles.jsonl, each tiled 1x1 layer's
-GPU time in each split of the kernel against the per-layer choice. Latency:
-the median over processes of each process's median;
-memory: fp16 MiB.
+GPU time in each split of the kernel against the per-layer choice;
+--dispatch-cost: its dispatch_cost.jsonl, the least a dispatch costs. Latency:
+the median over processes of each process's median; memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
                        [--compare K.jsonl ...] [--compile W.jsonl] [--driver E.jsonl]
-                       [--tiles T.jsonl]
+                       [--tiles T.jsonl] [--dispatch-cost D.jsonl]
 """
 import argparse
 import json
@@ -177,6 +177,25 @@ def tiles_table(path, storage="buffer"):
                   " | %.1f | %.1f |" % (sums["best"] / 1e3, sums[0] / 1e3))
 
 
+def dispatch_cost_table(path):
+    """`texmem bench --dispatch-cost --json` lines: us a dispatch per chain
+    and process (GPU, then CPU submit)."""
+    print("\n%s (us a dispatch, GPU / CPU submit, one column a process):\n" % path)
+    runs = [json.loads(l)["dispatch_cost"] for l in open(path) if l.strip()]
+    if not runs:
+        return
+    print("| chain | " + " | ".join("process %d" % (i + 1) for i in range(len(runs))) + " |")
+    print("|---|" + "---:|" * len(runs))
+    for i, c in enumerate(runs[0]["cases"]):
+        cells = []
+        for r in runs:
+            d = r["cases"][i]
+            g = d["gpu_ns_per_dispatch"]
+            cells.append("%s / %.2f" % ("-" if g is None else "%.2f" % (g / 1e3),
+                                        d["cpu_submit_ns_per_dispatch"] / 1e3))
+        print("| %s | %s |" % (c["name"], " | ".join(cells)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
@@ -187,6 +206,7 @@ def main():
     ap.add_argument("--compile", nargs="*")
     ap.add_argument("--driver", nargs="*")
     ap.add_argument("--tiles", nargs="*")
+    ap.add_argument("--dispatch-cost", nargs="*")
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -203,6 +223,8 @@ def main():
         driver_table(a.after, a.alone or [], path)
     for path in a.tiles or []:
         tiles_table(path)
+    for path in a.dispatch_cost or []:
+        dispatch_cost_table(path)
 
 
 if __name__ == "__main__":

@@ -268,6 +268,44 @@ Test(cli_bench, kernels_forced_and_unfused) {
   tt_run_free(&r);
 }
 
+/* --dispatch-cost: four chains, each reading what the one before wrote
+ * (a barrier before all but the first) or independent (at most one, where
+ * the chain starts over the last one's writes), their results checked by
+ * the command; GPU times wherever the driver has timer queries. A model
+ * beside it is bad input. */
+Test(cli_bench, dispatch_cost) {
+  tt_run r = tt_texmem("bench", "--dispatch-cost", "--json", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  const char *at = strstr(r.out, "\"cases\": [");
+  cr_assert_not_null(at, "%s", r.out);
+  double chain = json_num(r.out, NULL, "chain");
+  cr_expect_eq(chain, 128, "%s", r.out);
+  bool timer = strstr(r.out, "\"timer\": \"GL_EXT_disjoint_timer_query") != NULL;
+  int n = 0;
+  for (const char *c = strstr(at, "{\"name\": "); c; c = strstr(c + 1, "{\"name\": "), n++) {
+    bool dep = strncmp(strstr(c, "\"dependent\": "), "\"dependent\": true", 17) == 0;
+    double barriers = json_num(c, NULL, "barriers");
+    if (dep) cr_expect_geq(barriers, chain - 1, "%s", c);
+    else cr_expect_leq(barriers, 1, "%s", c);
+    cr_expect_gt(json_num(c, NULL, "cpu_submit_ns_per_dispatch"), 0, "%s", c);
+    const char *g = strstr(c, "\"gpu_ns_per_dispatch\": ");
+    cr_assert_not_null(g);
+    if (timer) cr_expect_gt(strtod(g + 23, NULL), 0, "%s", c);
+    else cr_expect_eq(strncmp(g + 23, "null", 4), 0, "%s", c);
+  }
+  cr_expect_eq(n, 4, "%s", r.out);
+  tt_run_free(&r);
+  r = tt_texmem("bench", "--dispatch-cost", NULL);
+  cr_assert_eq(r.code, 0, "stderr: %s", r.err);
+  cr_expect_not_null(strstr(r.out, "\n  dependent, 56x56x8 "), "%s", r.out);
+  tt_run_free(&r);
+  r = tt_texmem("bench", TEXMEM_TEST_DATA "/face_detection_short_range.tflite",
+                "--dispatch-cost", NULL);
+  cr_expect_eq(r.code, 2);
+  cr_expect_not_null(strstr(r.err, "--dispatch-cost runs no model"), "%s", r.err);
+  tt_run_free(&r);
+}
+
 static void check_model(const char *file, const char *layout, const char *precision,
                         const char *storage) {
   char path[1024];

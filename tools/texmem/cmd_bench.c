@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_dispatch_cost.h"
 #include "bench_storage.h"
 #include "cli.h"
 #include "model_args.h"
@@ -45,6 +46,7 @@ typedef struct opts {
   bool json;
   bool plan_only;
   bool profile;
+  bool dispatch_cost; /* no model: the driver's cost of a dispatch */
   int alone; /* -1, or the one storage (BENCH_*) made and measured */
   const char *program_cache; /* a directory, or NULL */
   cli_input_shapes shapes;
@@ -92,6 +94,10 @@ static void usage(FILE *f) {
           "  --input-shape [NAME=]D0,D1,...\n"
           "                     a graph input's shape where the model has dynamic\n"
           "                     dimensions (repeatable)\n"
+          "  --dispatch-cost    no model: time chains of trivial dispatches, each reading\n"
+          "                     what the one before wrote and independent ones, at\n"
+          "                     one work group and at a layer's size: the least a\n"
+          "                     dispatch costs on this driver\n"
           "  --json             print JSON instead of the report\n"
           "  --help             this text\n"
           "\n"
@@ -124,6 +130,8 @@ static int parse_args(int argc, char **argv, opts *o) {
       o->plan_only = true;
     } else if (!strcmp(a, "--profile")) {
       o->profile = true;
+    } else if (!strcmp(a, "--dispatch-cost")) {
+      o->dispatch_cost = true;
     } else if (!strcmp(a, "--unfused")) {
       o->unfused = true;
     } else if (!strcmp(a, "--program-cache") && v) {
@@ -211,6 +219,10 @@ static int parse_args(int argc, char **argv, opts *o) {
       fprintf(stderr, "texmem bench: more than one model ('%s')\n", a);
       return CLI_EXIT_BAD_INPUT;
     }
+  }
+  if (o->dispatch_cost && o->model) {
+    fprintf(stderr, "texmem bench: --dispatch-cost runs no model ('%s')\n", o->model);
+    return CLI_EXIT_BAD_INPUT;
   }
   return 0;
 }
@@ -893,12 +905,32 @@ static int alone(bench *b) {
   return CLI_EXIT_OK;
 }
 
+/* --dispatch-cost: no model, a context of its own. */
+static int dispatch_cost(const opts *o) {
+  texmem_gl_context *ctx = NULL;
+  texmem_error err = {0};
+  texmem_status st = texmem_gl_context_create(NULL, &ctx, &err);
+  if (st) {
+    fprintf(stderr, "texmem bench: no GLES 3.1 context: %s: %s\n", texmem_status_name(st),
+            err.message);
+    return CLI_EXIT_INTERNAL;
+  }
+  st = bench_dispatch_cost(ctx, o->json, &err);
+  texmem_gl_context_destroy(ctx);
+  if (st) {
+    fprintf(stderr, "texmem bench: dispatch cost: %s: %s\n", texmem_status_name(st), err.message);
+    return CLI_EXIT_INTERNAL;
+  }
+  return fflush(stdout) == 0 && !ferror(stdout) ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
+}
+
 int cli_cmd_bench(int argc, char **argv) {
   bench b;
   memset(&b, 0, sizeof b);
   int rc = parse_args(argc, argv, &b.o);
   if (rc) return rc < 0 ? CLI_EXIT_OK : rc;
   const opts *o = &b.o;
+  if (o->dispatch_cost) return dispatch_cost(o);
   b.texel_bytes = o->precision == TEXMEM_PRECISION_FP32 ? 16 : 8;
   if ((rc = load(&b, !o->plan_only))) return rc;
   if (o->plan_only || b.n_unsupported) return plan_only(&b);
