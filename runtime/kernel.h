@@ -26,7 +26,7 @@
 #include "texmem/runtime.h"
 
 #define TEXMEM__KERNEL_MAX_IO 8
-#define TEXMEM__KERNEL_MAX_BUFFERS 4
+#define TEXMEM__KERNEL_MAX_BUFFERS 5
 #define TEXMEM__KERNEL_MAX_UNIFORMS 16
 
 /* What kernels get from the runtime. */
@@ -72,6 +72,9 @@ typedef struct texmem__kernel {
   /* In: a PAD of zero rows and columns making the convolution's input: the
    * kernel reads the PAD's input, its padding added (NULL: none). */
   const texmem_op *in_pad;
+  /* In: a DEPTHWISE_CONV_2D making a 1x1 convolution's input: the tiled
+   * kernel reads its input and computes it (NULL: none). */
+  const texmem_op *in_dw;
   /* Set by the runtime: the operator whose kernel this is (a late fused
    * dispatch runs in a later operator's task). */
   size_t op;

@@ -61,12 +61,14 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
   /* binary16 weights of an unsplit 64-pixel tile are unpacked once a work
    * group, in shared memory (8 KiB with the texels: GLES 3.1 guarantees 16). */
   bool stage = texmem__kernel_env_half_weights(env) && t.pq == 16 && t.sg == 4 && t.ks == 1;
-  char defs[128];
+  char defs[192];
   snprintf(defs, sizeof defs, "#define TM_PQ %u\n#define TM_SG %u\n#define TM_KS %u\n%s", t.pq,
            t.sg, t.ks, stage ? "#define TM_WSTAGE 1\n" : "");
+  texmem_status s = TEXMEM_STATUS_OK;
+  if (out->in_dw && (s = texmem__dw_fold(env, model, out->in_dw, out, defs, sizeof defs, err)))
+    return s;
   const uint32_t local[3] = {t.pq * t.sg * t.ks, 1, 1};
-  texmem_status s =
-      texmem__conv_program(env, model, op, "op_conv1x1_tiled.comp", defs, local, out, err);
+  s = texmem__conv_program(env, model, op, "op_conv1x1_tiled.comp", defs, local, out, err);
   if (s) return s;
   texmem__kernel_env_note_split(env, t.ks);
   const texmem_op_options *o = &op->options;
@@ -101,6 +103,10 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
   bool one = KH == 1 && KW == 1, tiled = one && texmem__kernel_env_tiled(env);
+  if (out->in_dw && (!tiled || o->stride_w != 1 || o->stride_h != 1))
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "%s: a depthwise convolution folds into a tiled 1x1 stride-1 one only",
+                        name);
   uint32_t os = (uint32_t)texmem__ku_slices(O);
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
   size_t nw = 0, nb = 0;

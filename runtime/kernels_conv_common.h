@@ -150,6 +150,16 @@ typedef struct texmem__conv_tile {
 texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks,
                                        uint32_t split);
 
+/* Depthwise convolution `op` (multiplier 1) folded into the tiled 1x1
+ * kernel k, whose buffers w and b are bound (kernels_depthwise.c): its
+ * weights then bias as buffer 2 (dw), its activation, bias offset,
+ * geometry and kernel as uniforms dact, dbias, dgeom, dkern, and
+ * TM_FUSE_DW (3: the 3x3 kernel's sums, 1: the general kernel's) and
+ * TM_DW_ROUND (binary16 images) appended to defs (cap bytes). */
+texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model,
+                              const texmem_op *op, texmem__kernel *k, char *defs, size_t cap,
+                              texmem_error *err);
+
 /* OHWI weights (O x KH x KW x I) as 4x4 blocks for groups of
  * TEXMEM__CONV_GROUP output slices: index
  *   (((g * KH + ky) * KW + kx) * IS + is) * GROUP*4 + o * 4 + k

@@ -179,6 +179,49 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
   }
 }
 
+/* The DEPTHWISE_CONV_2D making 1x1 convolution k's input when it folds
+ * into k's tiled kernel (kernels_conv_fuse.h): k a 1x1 stride-1 CONV_2D
+ * run by itself or with its own fused operators; the depthwise one of
+ * multiplier 1, an activation the kernels apply, run alone (nothing fused
+ * into it, no input PAD folded), its output read by k alone, its input a
+ * rank-4 float tensor of the same batch (which k's fused operator may read
+ * too: BlazeFace's shortcut; the dispatch binds it once); -1 otherwise. */
+static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f, size_t k,
+                                  const int32_t *reader) {
+  const texmem_op *c = texmem_model_op(m, k);
+  const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
+  if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
+      w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
+      (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0)
+    return -1;
+  int32_t t = c->inputs[0];
+  const texmem_tensor *tt = tensor_at(m, t);
+  if (!tt || tt->rank != 4 || reader[t] != (int32_t)k) return -1;
+  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D);
+  if (q < 0 || f->head[q] != -1) return -1;
+  const texmem_op *d = texmem_model_op(m, (size_t)q);
+  const texmem_tensor *x = tensor_at(m, d->inputs[0]);
+  const texmem_tensor *dwt = d->n_inputs > 1 ? tensor_at(m, d->inputs[1]) : NULL;
+  if (!x || !is_float(x) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
+      x->b != tt->b || x->c != tt->c || !dwt || dwt->rank != 4 || dwt->shape[0] != 1 ||
+      (uint32_t)dwt->shape[3] != x->c || !activation_ok(d->options.activation))
+    return -1;
+  return q;
+}
+
+/* Depthwise convolutions folded into the 1x1 convolutions that read them. */
+static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
+  for (size_t k = 0; k < f->n_ops; k++) {
+    int32_t q = foldable_depthwise(m, f, k, reader);
+    if (q < 0) continue;
+    f->head[k] = (int32_t)k;
+    f->indw[k] = q;
+    f->head[q] = (int32_t)k;
+    f->task[q] = f->task[k];
+    f->n_dw++;
+  }
+}
+
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, read as it is, or (as `allow` lets) through the
@@ -251,7 +294,7 @@ void texmem__fusion_destroy(texmem__fusion *f) {
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
-  int32_t *v = malloc(7 * n_ops * sizeof *v);
+  int32_t *v = malloc(8 * n_ops * sizeof *v);
   if (!f || !v) {
     free(f);
     free(v);
@@ -265,8 +308,10 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->pad = v + 4 * n_ops;
   f->pool = v + 5 * n_ops;
   f->inpad = v + 6 * n_ops;
+  f->indw = v + 7 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
+    f->indw[k] = -1;
     f->task[k] = (int32_t)k;
   }
   return f;
@@ -324,6 +369,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
       fuse_group(m, f, reader, k, k2, pad, pool, at_k2);
     }
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
+  if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader);
   free(reader);
   *out = f;
   return TEXMEM_STATUS_OK;
@@ -339,7 +385,7 @@ static bool unstored(const texmem__fusion *f, int32_t p) {
   if (p < 0 || f->head[p] < 0) return false;
   int32_t c = f->head[p];
   return (p == c && f->first[c] >= 0) || (p == f->first[c] && f->second[c] >= 0) ||
-         p == f->pad[c] || p == f->pool[c] || p == f->inpad[c];
+         p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
@@ -414,7 +460,8 @@ static texmem_status fused_records(const texmem_model *m, const texmem_record *r
 }
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
-  return a->n_fused == b->n_fused && !memcmp(a->head, b->head, 7 * a->n_ops * sizeof *a->head);
+  return a->n_fused == b->n_fused && a->n_dw == b->n_dw &&
+         !memcmp(a->head, b->head, 8 * a->n_ops * sizeof *a->head);
 }
 
 static void try_free(fuse_try *t) {
@@ -427,19 +474,20 @@ static void try_free(fuse_try *t) {
 
 /* The fusions to try, most first, each with its records and bound; a try
  * that fuses nothing, or what the one before it fused, is left out. */
-static texmem_status fuse_tries(const texmem_model *m, const texmem_record *rec,
+static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const texmem_record *rec,
                                 const int32_t *tensor_of, size_t n, texmem_plan_kind kind,
                                 fuse_try *tries, size_t *done, texmem_error *err) {
-  enum { IN = TEXMEM__FUSE_INPAD };
+  enum { IN = TEXMEM__FUSE_INPAD, ALL = TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN };
   static const unsigned levels[TEXMEM__FUSE_LEVELS] = {
-      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN,
-      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN, TEXMEM__FUSE_PAD | IN, 0};
+      ALL | TEXMEM__FUSE_DW, ALL, TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN,
+      TEXMEM__FUSE_PAD | IN, 0};
   texmem_status st = TEXMEM_STATUS_OK;
   *done = 0;
   for (int l = 0; l < TEXMEM__FUSE_LEVELS && !st; l++) {
     fuse_try *t = &tries[*done];
-    st = texmem__fuse_find(m, levels[l], &t->f, err);
-    if (st || !t->f || !t->f->n_fused || (*done && same_fusion(t->f, tries[*done - 1].f))) {
+    st = texmem__fuse_find(m, levels[l] & allow, &t->f, err);
+    if (st || !t->f || !(t->f->n_fused + t->f->n_dw) ||
+        (*done && same_fusion(t->f, tries[*done - 1].f))) {
       try_free(t);
       continue;
     }
@@ -449,17 +497,18 @@ static texmem_status fuse_tries(const texmem_model *m, const texmem_record *rec,
   return st;
 }
 
-texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
-                                texmem_record **rec, int32_t **tensor_of, size_t *n,
-                                const texmem_plan_desc *pd, texmem_plan **plan,
-                                texmem_error *err) {
+texmem_status texmem__fuse_plan(const texmem_model *m, bool fold_depthwise,
+                                texmem__fusion **fusion, texmem_record **rec,
+                                int32_t **tensor_of, size_t *n, const texmem_plan_desc *pd,
+                                texmem_plan **plan, texmem_error *err) {
   texmem__fusion_destroy(*fusion);
   *fusion = NULL;
   fuse_try tries[TEXMEM__FUSE_LEVELS] = {{0}};
   texmem_bounds b;
   size_t done = 0, kept = TEXMEM__FUSE_LEVELS;
   texmem_status st = texmem_lower_bounds(*rec, *n, 3, &b, err);
-  if (!st) st = fuse_tries(m, *rec, *tensor_of, *n, pd->kind, tries, &done, err);
+  unsigned allow = fold_depthwise ? ~0u : ~(unsigned)TEXMEM__FUSE_DW;
+  if (!st) st = fuse_tries(m, allow, *rec, *tensor_of, *n, pd->kind, tries, &done, err);
   /* The first within the unfused max_live; a try whose bound is above it
    * cannot be, and is planned only if the next step needs it. */
   for (size_t i = 0; i < done && !st && kept == TEXMEM__FUSE_LEVELS; i++) {
@@ -576,7 +625,11 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
       texmem__kernel_ivec4(k, "fpool", po->filter_w, po->filter_h, po->stride_w, po->stride_h);
       texmem__kernel_ivec4(k, "fpoolpad", px, py, 0, 0);
     }
-    k->inputs[(*n_in)++] = oi;
+    /* A folded depthwise convolution's input, bound as x already. */
+    if (k->in_dw && oi == k->inputs[0])
+      snprintf(defs + strlen(defs), cap - strlen(defs), "#define TM_FUSE_E_IS_X 1\n");
+    else
+      k->inputs[(*n_in)++] = oi;
     return TEXMEM_STATUS_OK;
   }
   snprintf(defs + len, cap - len, "#define %s_CONST 1\n", nm->macro);
@@ -591,7 +644,10 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   char defs[512];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
   size_t n_in = 1;
-  k->inputs[0] = k->in_pad ? k->in_pad->inputs[0] : op->inputs[0];
+  k->inputs[0] = k->in_pad   ? k->in_pad->inputs[0]
+                 : k->in_dw ? k->in_dw->inputs[0]
+                            : op->inputs[0];
+  if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
   k->outputs[0] = op->outputs[0];
   const texmem_op *stages[2] = {k->fused, k->fused ? k->fused2 : NULL};
   for (int i = 0; i < 2 && stages[i]; i++) {

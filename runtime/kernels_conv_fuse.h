@@ -38,18 +38,33 @@
  * (a depthwise or a k x k convolution, read by it alone: TFLite's explicit
  * padding before a stride-2 convolution): the convolution reads the PAD's
  * input with the padding added to its own, and zeros outside it. A
- * convolution may fold one with no element-wise operator fused. */
+ * convolution may fold one with no element-wise operator fused. And indw,
+ * with the tiled 1x1 kernel only: a DEPTHWISE_CONV_2D (multiplier 1, run
+ * alone, no input PAD folded) making a 1x1 stride-1 CONV_2D's input, read
+ * by it alone: the 1x1 kernel reads the depthwise convolution's input and
+ * computes each input texel it stages with the depthwise kernel's own code
+ * (shaders/depthwise_common.glsl), activated and rounded as its store
+ * would, so outputs stay bit for bit; the depthwise output, often the
+ * largest tensor at a MobileNet block's peak, is never planned, its input
+ * lives until the 1x1's dispatch. */
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */
-  int32_t *head, *task, *first, *second, *pad, *pool, *inpad;
+  size_t n_dw;    /* depthwise convolutions folded into a 1x1 (not in n_fused) */
+  int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw;
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs. */
-enum { TEXMEM__FUSE_LATE = 1, TEXMEM__FUSE_PAD = 2, TEXMEM__FUSE_POOL = 4, TEXMEM__FUSE_INPAD = 8 };
+enum {
+  TEXMEM__FUSE_LATE = 1,
+  TEXMEM__FUSE_PAD = 2,
+  TEXMEM__FUSE_POOL = 4,
+  TEXMEM__FUSE_INPAD = 8,
+  TEXMEM__FUSE_DW = 16
+};
 /* How many fusions texmem__fuse_plan tries. */
-enum { TEXMEM__FUSE_LEVELS = 4 };
+enum { TEXMEM__FUSE_LEVELS = 5 };
 
 /* The fusion of m's operators into convolutions, as `allow` (a set of
  * TEXMEM__FUSE_*) lets it. *out is owned by the caller
@@ -70,7 +85,9 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
 
 /* Plans with pd: on entry *rec, *tensor_of (*n of them) are the model's
  * records. Tries the fusion with late dispatches and folded PADs and
- * pools (input PADs in every try but the last), then without folded pools,
+ * pools (input PADs in every try but the last) and, with fold_depthwise
+ * (the tiled 1x1 kernel runs), folded depthwise convolutions, then the
+ * same without them, then without folded pools,
  * then without late dispatches, then without folded PADs, and keeps the
  * first whose plan is no larger than the model's records allow at best
  * (their max_live), else the first no larger than the model's records'
@@ -80,10 +97,10 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
  * input, which the unfused output could have replaced; a late dispatch
  * keeps its input longer). On return *rec, *tensor_of, *n and *plan belong
  * to the plan kept, *fusion to it too (NULL: unfused). */
-texmem_status texmem__fuse_plan(const texmem_model *m, texmem__fusion **fusion,
-                                texmem_record **rec, int32_t **tensor_of, size_t *n,
-                                const texmem_plan_desc *pd, texmem_plan **plan,
-                                texmem_error *err);
+texmem_status texmem__fuse_plan(const texmem_model *m, bool fold_depthwise,
+                                texmem__fusion **fusion, texmem_record **rec,
+                                int32_t **tensor_of, size_t *n, const texmem_plan_desc *pd,
+                                texmem_plan **plan, texmem_error *err);
 
 /* A convolution kernel's padding before (left, top) on the tensor it
  * reads: the window's own, plus a folded input PAD's (k->in_pad). */
@@ -92,10 +109,11 @@ void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int3
 
 /* The program of a convolution kernel (op_conv*.comp, op_depthwise*.comp,
  * whose output stage is shaders/conv_common.glsl) with `defines` (may be
- * NULL) and its bindings: input image x (and e, a fused operator's tensor
- * operand), output y (the last fused operator's output when k->fused),
- * buffers w and b as texmem__conv_upload left them (and f, g: the fused
- * operators' constants). */
+ * NULL) and its bindings: input image x (a folded PAD's or depthwise
+ * convolution's input; and e, a fused operator's tensor operand), output y
+ * (the last fused operator's output when k->fused), buffers w and b as
+ * texmem__conv_upload left them (dw, a folded depthwise convolution's,
+ * third; and f, g: the fused operators' constants). */
 texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,
                                    const texmem_op *op, const char *file, const char *defines,
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err);

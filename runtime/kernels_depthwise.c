@@ -1,15 +1,37 @@
 /* DEPTHWISE_CONV_2D: 1HWC weights repacked as one vec4 per (output slice,
  * ky, kx); one shader invocation per output texel. Depth multiplier 1
  * reads the same slice (op_depthwise.comp); a multiplier M > 1 gathers
- * input channel c / M for each output channel c (op_depthwise_mult.comp). */
+ * input channel c / M for each output channel c (op_depthwise_mult.comp).
+ * A depthwise convolution folded into the tiled 1x1 convolution reading
+ * it (kernels_conv_fuse.h) gives that kernel its weights, bias and
+ * geometry here (texmem__dw_fold). */
 #include <stdio.h>
 
+#include "kernel_env.h"
 #include "kernels_conv_common.h"
 #include "kernels_conv_fuse.h"
 
-texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_model *model,
-                                       const texmem_op *op, texmem__kernel *out,
-                                       texmem_error *err) {
+/* The 3x3 kernel's case (op_depthwise3x3.comp): MobileNet's windows, 4
+ * pixels an invocation sharing input columns, the stride along x compiled
+ * in. */
+static bool takes_3x3(const texmem_op_options *o, uint32_t mult, uint32_t kh, uint32_t kw) {
+  return mult == 1 && kh == 3 && kw == 3 && o->dilation_w == 1 && o->dilation_h == 1 &&
+         o->stride_w <= 2;
+}
+
+/* A depthwise convolution's checked operands, bias, window and its
+ * weights and bias packed (one vec4 per output slice, ky, kx; then with
+ * bias_after, the bias vec4s in the same array at *nw, else in *pb). */
+typedef struct dw_parts {
+  const texmem_tensor *x, *y;
+  uint32_t kh, kw, oc, mult;
+  texmem__conv_window g;
+  float *pw, *pb;
+  size_t nw, nb;
+} dw_parts;
+
+static texmem_status dw_parts_of(const texmem_model *model, const texmem_op *op, bool bias_after,
+                                 dw_parts *d, texmem_error *err) {
   const char *name = "DEPTHWISE_CONV_2D";
   const texmem_tensor *x = NULL, *y = NULL, *w = NULL, *bias = NULL;
   texmem_status s;
@@ -31,24 +53,75 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
     return s;
   texmem__conv_window g = {0};
   if ((s = texmem__conv_window_of(name, o, x, KH, KW, &g, err))) return s;
-  int32_t oh = g.oh, ow = g.ow, kh = (int32_t)KH, kw = (int32_t)KW;
-  if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)oh, (uint32_t)ow, OC, err))) return s;
-  if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
+  if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)g.oh, (uint32_t)g.ow, OC, err)))
+    return s;
+  *d = (dw_parts){.x = x, .y = y, .kh = KH, .kw = KW, .oc = OC, .mult = mult, .g = g};
 
   uint32_t os = (uint32_t)texmem__ku_slices(OC);
-  size_t taps = (size_t)KH * KW, nw = (size_t)os * taps * 4, nb = 0;
-  float *pw = calloc(nw ? nw : 1, sizeof *pw);
-  float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, OC, os, &nb);
-  if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
+  size_t taps = (size_t)KH * KW, nw = (size_t)os * taps * 4, nb = (size_t)os * 4;
+  float *pw = calloc((nw + (bias_after ? nb : 0)) ? nw + (bias_after ? nb : 0) : 1, sizeof *pw);
+  float *pb = bias_after ? NULL : texmem__conv_pack_bias(bias ? bias->data : NULL, OC, os, &nb);
+  if ((s = texmem__conv_check_alloc(name, pw, bias_after ? pw : pb, err))) return s;
   const float *wd = w->data;
   for (uint32_t oc = 0; oc < OC; oc++)
     for (size_t t = 0; t < taps; t++) pw[((oc / 4) * taps + t) * 4 + oc % 4] = wd[t * OC + oc];
-  if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
+  if (bias_after && bias) memcpy(pw + nw, bias->data, (size_t)OC * sizeof *pw);
+  d->pw = pw;
+  d->pb = pb;
+  d->nw = nw + (bias_after ? nb : 0);
+  d->nb = nb;
+  return TEXMEM_STATUS_OK;
+}
 
-  /* 3x3 at stride 1 or 2 along x (MobileNet's): 4 pixels an invocation
-   * sharing input columns, the stride compiled in. */
-  bool k3 = mult == 1 && KH == 3 && KW == 3 && o->dilation_w == 1 && o->dilation_h == 1 &&
-            o->stride_w <= 2;
+texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model,
+                              const texmem_op *op, texmem__kernel *k, char *defs, size_t cap,
+                              texmem_error *err) {
+  dw_parts d;
+  texmem_status s = dw_parts_of(model, op, true, &d, err);
+  if (s) return s;
+  if (d.mult != 1 || k->n_buffers != 2) {
+    free(d.pw);
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "DEPTHWISE_CONV_2D folded with multiplier %u, %zu buffers before", d.mult,
+                        k->n_buffers);
+  }
+  s = texmem__kernel_buffer(env, d.pw, d.nw, &k->buffers[2], err);
+  free(d.pw);
+  if (s) return s;
+  k->n_buffers = 3;
+  const texmem_op_options *o = &op->options;
+  /* Its activation, as uniform dact. */
+  if ((s = texmem__ku_activation("DEPTHWISE_CONV_2D", o->activation, k, err))) return s;
+  k->uniforms[k->n_uniforms - 1].name = "dact";
+  texmem__kernel_int(k, "dbias", (int32_t)((d.nw - d.nb) / 4));
+  texmem__kernel_ivec4(k, "dgeom", o->stride_w, o->stride_h, d.g.pad_left, d.g.pad_top);
+  texmem__kernel_ivec4(k, "dkern", (int32_t)d.kw, (int32_t)d.kh, o->dilation_w, o->dilation_h);
+  size_t len = strlen(defs);
+  snprintf(defs + len, cap - len, "#define TM_FUSE_DW %d\n%s",
+           takes_3x3(o, d.mult, d.kh, d.kw) ? 3 : 1,
+           texmem__kernel_env_half_images(env) ? "#define TM_DW_ROUND 1\n" : "");
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_model *model,
+                                       const texmem_op *op, texmem__kernel *out,
+                                       texmem_error *err) {
+  const char *name = "DEPTHWISE_CONV_2D";
+  dw_parts d;
+  texmem_status s = dw_parts_of(model, op, false, &d, err);
+  if (s) return s;
+  const texmem_op_options *o = &op->options;
+  if ((s = texmem__ku_activation(name, o->activation, out, err))) {
+    free(d.pw);
+    free(d.pb);
+    return s;
+  }
+  if ((s = texmem__conv_upload(env, d.pw, d.nw, d.pb, d.nb, out, err))) return s;
+  const texmem_tensor *x = d.x;
+  uint32_t mult = d.mult, os = (uint32_t)texmem__ku_slices(d.oc);
+  texmem__conv_window g = d.g;
+  int32_t oh = g.oh, ow = g.ow, kh = (int32_t)d.kh, kw = (int32_t)d.kw;
+  bool k3 = takes_3x3(o, mult, d.kh, d.kw);
   const char *file = k3 ? "op_depthwise3x3.comp"
                      : mult == 1 ? "op_depthwise.comp" : "op_depthwise_mult.comp";
   const uint32_t local_2d[3] = {8, 8, 1}, local_flat[3] = {64, 1, 1};
@@ -61,7 +134,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
   texmem__conv_read_pads(model, out, &pl, &pt);
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);
   texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);
-  if (mult != 1) texmem__kernel_ivec4(out, "chan", (int32_t)mult, (int32_t)OC, 0, 0);
+  if (mult != 1) texmem__kernel_ivec4(out, "chan", (int32_t)mult, (int32_t)d.oc, 0, 0);
   texmem__ku_batch(out, x->b);
   if (k3) {
     /* Flat: (slice, row, quad of columns), 64 a work group, split over the
@@ -71,7 +144,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
     uint64_t wgs = (n + 63) / 64, gx = wgs < 65535 ? wgs : 65535, gy = (wgs + gx - 1) / gx;
     if (n > (uint64_t)INT32_MAX / 2 || gy > 65535)
       return texmem__fail(err, TEXMEM_STATUS_EXCEEDS_LIMITS, "%s: output %dx%dx%u too large", name,
-                          oh, ow, OC);
+                          oh, ow, d.oc);
     out->groups[0] = (uint32_t)gx;
     out->groups[1] = (uint32_t)gy;
     out->groups[2] = 1;

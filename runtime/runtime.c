@@ -145,6 +145,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
     kn->fused_pad = op_or_null(rt->model, f->pad[k]);
     kn->fused_pool = op_or_null(rt->model, f->pool[k]);
     kn->in_pad = op_or_null(rt->model, f->inpad[k]);
+    kn->in_dw = op_or_null(rt->model, f->indw[k]);
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   kn->op = k;
@@ -364,11 +365,13 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (arena && d.arena_max_rows && d.arena_max_rows < pd.max_dims[1])
     pd.max_dims[1] = d.arena_max_rows;
   double t0 = now_us();
+  rt->stats.tiled = use_tiled(ctx, d.kernels);
   st = d.unfused ? texmem_plan_create(rt->records, rt->n_records, 3, &pd, &rt->plan, err)
-                 : texmem__fuse_plan(model, &rt->fusion, &rt->records, &rt->tensor_of,
-                                     &rt->n_records, &pd, &rt->plan, err);
+                 : texmem__fuse_plan(model, rt->stats.tiled, &rt->fusion, &rt->records,
+                                     &rt->tensor_of, &rt->n_records, &pd, &rt->plan, err);
   if (rt->fusion) {
     rt->stats.fused = rt->fusion->n_fused;
+    rt->stats.depthwise_folded = rt->fusion->n_dw;
     for (size_t k = 0; k < n_ops; k++)
       rt->stats.late_fused += rt->fusion->head[k] == (int32_t)k && rt->fusion->task[k] > (int32_t)k;
   }
@@ -402,7 +405,6 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
 
   bool half_weights = d.precision == TEXMEM_PRECISION_FP16 && !d.fp32_weights;
   st = texmem__kernel_env_create(ctx, half_weights, &rt->env, err);
-  rt->stats.tiled = use_tiled(ctx, d.kernels);
   if (!st)
     texmem__kernel_env_configure(rt->env, d.precision == TEXMEM_PRECISION_FP16, rt->stats.tiled,
                                  d.conv1x1_split);

@@ -68,6 +68,13 @@ highp ivec3 conv_source(highp int k, highp int total, highp int npix, highp int 
   return ivec3(ivec2(k % ow, k / ow) * stride, b * islices);
 }
 
+#ifdef TM_FUSE_E_IS_X
+// The operand is the tensor bound as x (a folded depthwise convolution's
+// input that the fused operator reads too: one binding serves both).
+#define e_read x_read
+#define e_shape x_shape
+#endif
+
 #ifdef TM_FUSE_IMAGE
 // The fused operator's tensor operand at pixel q, slice z of e: e's
 // texel, or with TM_FUSE_POOL the maximum over the folded MAX_POOL's

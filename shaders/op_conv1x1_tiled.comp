@@ -27,11 +27,43 @@
 // were unpacked by all TM_PQ invocations of its slice group, 2 unpacks a
 // vec4, as many as the chunk's 256 multiply-adds of a slice group over 4
 // pixels take instructions. Staged, an invocation unpacks 4 vec4s a chunk.
+// With TM_FUSE_DW (3: a 3x3 window, 1: any) the input is a depthwise
+// convolution's output that is never stored: x is the depthwise
+// convolution's input, and each staged texel is computed as that
+// convolution's kernel computes it (depthwise_common.glsl, the same code),
+// activated and rounded as its store would (TM_DW_ROUND: binary16), so
+// the outputs equal the two dispatches' bit for bit. Its weights and bias
+// are the buffer dw.
 // Shared arrays are the only subscripted objects (shared memory is one
 // per work group, not per thread; see tm_lane in tensor.glsl).
 #include "elementwise.glsl"
 #include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pixel tiles, weight groups
+
+#ifdef TM_FUSE_DW
+uniform highp int dbias;   // the depthwise bias's first vec4 in dw (weights before it)
+uniform highp ivec4 dgeom; // its stride x, stride y, pad left, pad top
+uniform highp ivec4 dkern; // its kernel w, kernel h, dilation x, dilation y
+uniform highp vec4 dact;   // its activation
+#define TM_DW_W(i) dw_at(i)
+#define TM_DW_B(s) dw_at(dbias + (s))
+#include "depthwise_common.glsl"
+
+// The depthwise output at texel p (slice p.z; zs within its batch) as its
+// kernel would have stored it.
+highp vec4 dw_value(highp ivec3 p, highp int zs) {
+#if TM_FUSE_DW == 3
+  highp vec4 v = dw3_texel(p.xy, p.z, zs, dgeom);
+#else
+  highp vec4 v = dw_texel(p.xy, p.z, zs, dgeom, dkern);
+#endif
+  v = tm_activate(v, dact);
+#ifdef TM_DW_ROUND
+  v = tm_half_rne(v);
+#endif
+  return v;
+}
+#endif
 
 #define TM_NP (TM_PQ * TM_SG)      // invocations a part
 #define TM_N (TM_NP * TM_KS)       // invocations a work group
@@ -94,7 +126,11 @@ shared highp vec4 ws[4 * 64];
 // texel src: zero past the input slices (and for chunks past the last).
 highp vec4 fetch_x(highp int e, highp ivec3 src, highp int c, highp int islices) {
   highp int s = c * 4 + e / TM_TP;
+#ifdef TM_FUSE_DW
+  return s < islices ? dw_value(src + ivec3(0, 0, s), s) : vec4(0.0);
+#else
   return s < islices ? x_read(src + ivec3(0, 0, s)) : vec4(0.0);
+#endif
 }
 
 #ifdef TM_WSTAGE

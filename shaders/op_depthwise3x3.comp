@@ -1,23 +1,22 @@
 // DEPTHWISE_CONV_2D 3x3, dilation 1, multiplier 1 (MobileNet's case):
-// one invocation = 4 adjacent output pixels (x .. x+3) of one slice. Each kernel row reads the input columns the 4 windows
-// span once ((4-1) * stride + 3 texels instead of 12): image loads cost
-// far more than the selects that route a column to its windows.
-// w: one vec4 per (slice, ky, kx); b: bias vec4 per slice. The 4
-// accumulators are named variables, never an array (tm_lane, tensor.glsl).
-// TM_SX, the stride along x, is a compile-time constant: every loop has a
-// fixed count and no branch (rows and columns outside the input read a
-// clamped texel and use zero), so a GPU compiler can unroll them and issue
-// all 9 weight and (3 * TM_SX + 3) * 3 texel loads at once instead of one
-// row's or one column's at a time.
+// one invocation = 4 adjacent output pixels (x .. x+3) of one slice. Each
+// kernel row reads the input columns the 4 windows span once ((4-1) *
+// stride + 3 texels instead of 12): image loads cost far more than
+// arithmetic. w: one vec4 per (slice, ky, kx); b: bias vec4 per slice.
+// The columns and the 4 accumulators are named variables, never an array
+// (tm_lane, tensor.glsl). TM_SX, the stride along x (1 or 2), is a
+// compile-time constant: no loop over columns, no branch (rows and
+// columns outside the input read a clamped texel and use zero), so a GPU
+// compiler can issue all 9 weight and (3 * TM_SX + 3) * 3 texel loads at
+// once. Each pixel's row sum is depthwise_common.glsl's dw_row3, which a
+// 1x1 kernel folding this one runs for a single pixel (dw3_texel): the
+// same additions in the same order, so the two agree bit for bit.
 #include "elementwise.glsl"
 #include "conv_common.glsl"
+#define TM_DW_W(i) w_at(i)
+#define TM_DW_B(s) b_at(s)
+#include "depthwise_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
-
-// The contribution of input column v to the window whose tap kx it is
-// (0, 1 or 2; any other kx: none).
-highp vec4 tap(highp int kx, highp vec4 v, highp vec4 w0, highp vec4 w1, highp vec4 w2) {
-  return kx == 0 ? v * w0 : kx == 1 ? v * w1 : kx == 2 ? v * w2 : vec4(0.0);
-}
 
 void store(highp ivec3 p, highp int zs, highp int x, highp vec4 acc) {
   if (x < y_shape().x) conv_write(ivec3(x, p.y, p.z), zs, acc);
@@ -45,15 +44,23 @@ void main() {
     bool row_in = iy >= 0 && iy < is.y;
     iy = clamp(iy, 0, is.y - 1);
     highp vec4 w0 = w_at(wi + ky * 3), w1 = w_at(wi + ky * 3 + 1), w2 = w_at(wi + ky * 3 + 2);
-    for (highp int c = 0; c < 3 * TM_SX + 3; c++) {
-      highp int ix = base.x + c;
-      highp vec4 v = x_read(ivec3(clamp(ix, 0, is.x - 1), iy, z));
-      v = row_in && ix >= 0 && ix < is.x ? v : vec4(0.0);
-      a0 += tap(c, v, w0, w1, w2);
-      a1 += tap(c - TM_SX, v, w0, w1, w2);
-      a2 += tap(c - 2 * TM_SX, v, w0, w1, w2);
-      a3 += tap(c - 3 * TM_SX, v, w0, w1, w2);
-    }
+    highp int x0 = base.x;
+    highp vec4 c0 = dw_col(x0, iy, row_in, z, is), c1 = dw_col(x0 + 1, iy, row_in, z, is),
+               c2 = dw_col(x0 + 2, iy, row_in, z, is), c3 = dw_col(x0 + 3, iy, row_in, z, is),
+               c4 = dw_col(x0 + 4, iy, row_in, z, is), c5 = dw_col(x0 + 5, iy, row_in, z, is);
+#if TM_SX == 2
+    highp vec4 c6 = dw_col(x0 + 6, iy, row_in, z, is), c7 = dw_col(x0 + 7, iy, row_in, z, is),
+               c8 = dw_col(x0 + 8, iy, row_in, z, is);
+    a0 = dw_row3(a0, c0, c1, c2, w0, w1, w2);
+    a1 = dw_row3(a1, c2, c3, c4, w0, w1, w2);
+    a2 = dw_row3(a2, c4, c5, c6, w0, w1, w2);
+    a3 = dw_row3(a3, c6, c7, c8, w0, w1, w2);
+#else
+    a0 = dw_row3(a0, c0, c1, c2, w0, w1, w2);
+    a1 = dw_row3(a1, c1, c2, c3, w0, w1, w2);
+    a2 = dw_row3(a2, c2, c3, c4, w0, w1, w2);
+    a3 = dw_row3(a3, c3, c4, c5, w0, w1, w2);
+#endif
   }
   highp ivec3 q = ivec3(p, z);
   store(q, zs, p.x, a0);

@@ -11,7 +11,10 @@
  * operand; for a second operator a tensor operand) stay apart. An operand
  * computed after the convolution moves the dispatch to the operator's
  * task; a channel PAD or a MAX_POOL_2D making the operand is folded into
- * the read, a PAD of rows and columns into the convolution's own read. */
+ * the read, a PAD of rows and columns into the convolution's own read.
+ * With the tiled kernels a depthwise convolution folds into the 1x1 one
+ * reading it (computed while staging), bit for bit too, one dispatch and
+ * one planned tensor fewer each. */
 #include "rt_support.h"
 #include "texmem/mobilenet.h"
 
@@ -103,6 +106,12 @@ typedef struct run_result {
 
 static texmem_gl_context *g_ctx;
 static run_result g_last; /* filled by inspect */
+/* Depthwise convolutions the tiled runs fold into 1x1 ones (-1: not
+ * asserted; the dispatch and tensor counts still add them up). */
+static long g_dw = -1;
+/* Only the configurations with the tiled kernels (where depthwise
+ * convolutions fold). */
+static bool g_tiled_only = false;
 
 /* The plan is valid for the runtime's records, one a planned tensor, in
  * order of first task; keeps the stats and the dispatch count. */
@@ -145,6 +154,7 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
         .precision = cfg < 2 ? TEXMEM_PRECISION_FP32 : TEXMEM_PRECISION_FP16,
         .kernels = cfg == 1 || cfg == 2 ? TEXMEM_KERNELS_TILED : TEXMEM_KERNELS_PORTABLE,
         .reuse_checker = true};
+    if (g_tiled_only && d.kernels != TEXMEM_KERNELS_TILED) continue;
     texmem_runtime_desc du = d;
     du.unfused = true;
     char label[200];
@@ -157,10 +167,16 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
                  a.stats.late_fused, late);
     cr_assert_eq(u.stats.fused, 0);
     cr_assert_eq(u.stats.late_fused, 0);
-    cr_assert_eq(a.dispatches + fused, u.dispatches, "%s: %llu dispatches fused, %llu unfused",
-                 label, (unsigned long long)a.dispatches, (unsigned long long)u.dispatches);
-    cr_assert_eq(a.stats.dispatches + fused, u.stats.dispatches);
-    cr_assert_eq(a.stats.tensors + fused, u.stats.tensors);
+    cr_assert_eq(u.stats.depthwise_folded, 0);
+    size_t dw = a.stats.depthwise_folded;
+    if (d.kernels != TEXMEM_KERNELS_TILED) cr_assert_eq(dw, 0, "%s", label);
+    else if (g_dw >= 0)
+      cr_assert_eq(dw, (size_t)g_dw, "%s: %zu depthwise folded, expected %ld", label, dw, g_dw);
+    cr_assert_eq(a.dispatches + fused + dw, u.dispatches,
+                 "%s: %llu dispatches fused, %llu unfused, %zu depthwise folded", label,
+                 (unsigned long long)a.dispatches, (unsigned long long)u.dispatches, dw);
+    cr_assert_eq(a.stats.dispatches + fused + dw, u.stats.dispatches);
+    cr_assert_eq(a.stats.tensors + fused + dw, u.stats.tensors);
     cr_assert_eq(a.stats.tiled, d.kernels == TEXMEM_KERNELS_TILED);
     if (d.precision == TEXMEM_PRECISION_FP32) rt_compare(m, &a.out, ref, 1e-4, 1e-5, label);
     rt_outputs_free(&a.out);
@@ -546,12 +562,105 @@ Test(rt_fusion, not_fused) {
   }
 }
 
-/* MobileNet v2: its 10 residual ADDs fuse into their projections. */
+/* MobileNet v2: its 10 residual ADDs fuse into their projections; with
+ * the tiled kernels its 17 depthwise convolutions fold into them too. */
 Test(rt_fusion, mobilenet_v2) {
   texmem_model *m = NULL;
   TG_OK(texmem_model_mobilenet_v2_sized(3, 32, &m, &tg_err_));
+  g_dw = 17;
   check_fused(m, 10, "mobilenet_v2 32");
   texmem_model_destroy(m);
+}
+
+/* A depthwise convolution folds into the tiled 1x1 convolution reading
+ * it: 3x3 at stride 1 and 2 (the 3x3 kernel's sums), 5x5 and a dilated
+ * 3x3 (the general kernel's), VALID and SAME, odd channels past a chunk,
+ * batch 2, each activation; the 1x1 with a residual ADD fused after it or
+ * split in parts; BlazeFace's shortcut, where the ADD reads the depthwise
+ * input itself, through a channel PAD, or through a 2x2 max pool and the
+ * PAD (one binding serves both reads); bit for bit against the unfused
+ * dispatches, in fp32 and fp16 (where the folded value is rounded as the
+ * depthwise store rounded). */
+enum { SC_RELU, SC_INPUT, SC_X, SC_PAD_X, SC_POOL_PAD_X };
+typedef struct dw_case {
+  int32_t batch, h, w, c, k, s, dil, cout;
+  texmem_padding pad;
+  texmem_activation act;
+  int shortcut; /* SC_*: a RELU after the 1x1, or an ADD of: a graph input,
+                   x, x padded to cout channels, x pooled 2x2 and padded */
+} dw_case;
+
+/* A k x k depthwise convolution of x with dilation dil, stride 1, SAME. */
+static int32_t dw_dilated(rt_mb *b, int32_t x, int32_t k, int32_t dil, texmem_activation act) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t shape[4] = {(int32_t)t->b, (int32_t)t->h, (int32_t)t->w, (int32_t)t->c};
+  int32_t ws[4] = {1, k, k, shape[3]}, bs = shape[3];
+  int32_t w = constant(b, 4, ws, -0.5f, 0.5f), bias = constant(b, 1, &bs, -0.5f, 0.5f);
+  int32_t y = rt_mb_tensor(b, 4, shape), ins[3] = {x, w, bias};
+  texmem_op_options o = texmem_op_options_default();
+  o.padding = TEXMEM_PADDING_SAME;
+  o.dilation_w = o.dilation_h = dil;
+  o.depth_multiplier = 1;
+  o.activation = act;
+  rt_mb_op(b, TEXMEM_OP_DEPTHWISE_CONV_2D, ins, 3, y, &o);
+  return y;
+}
+
+static void check_dw_fold(const dw_case *dc) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, dc->batch, dc->h, dc->w, dc->c);
+  bool same = dc->pad == TEXMEM_PADDING_SAME; /* the residual: made first, not late */
+  int32_t oh = same ? (dc->h + dc->s - 1) / dc->s : (dc->h - dc->k) / dc->s + 1;
+  int32_t ow = same ? (dc->w + dc->s - 1) / dc->s : (dc->w - dc->k) / dc->s + 1;
+  int32_t r = dc->shortcut == SC_INPUT ? input(&b, dc->batch, oh, ow, dc->cout) : -1;
+  size_t fused = 1 + COPY; /* the ADD or RELU, and the output copy */
+  if (dc->shortcut >= SC_X) r = x;
+  if (dc->shortcut == SC_POOL_PAD_X) {
+    r = max_pool(&b, r, 2, 2, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE);
+    fused++;
+  }
+  if (dc->shortcut >= SC_PAD_X) {
+    r = pad(&b, r, dc->cout - dc->c, false);
+    fused++;
+  }
+  int32_t t = dc->dil > 1 ? dw_dilated(&b, x, dc->k, dc->dil, dc->act)
+                          : conv_padded(&b, x, dc->k, dc->s, 0, 1, dc->act, dc->pad);
+  int32_t y = conv(&b, t, 1, 1, dc->cout, 0, TEXMEM_ACT_RELU6);
+  y = dc->shortcut != SC_RELU ? ew(&b, TEXMEM_OP_ADD, y, r, false, TEXMEM_ACT_NONE)
+                              : ew(&b, TEXMEM_OP_RELU, y, UNARY, false, TEXMEM_ACT_NONE);
+  char what[160];
+  snprintf(what, sizeof what, "dw %dx%d s%d d%d %dx%dx%dx%d -> 1x1 %d, shortcut %d, act %d",
+           dc->k, dc->k, dc->s, dc->dil, dc->batch, dc->h, dc->w, dc->c, dc->cout, dc->shortcut,
+           (int)dc->act);
+  g_dw = 1;
+  g_tiled_only = true; /* the portable kernels fold nothing: other tests */
+  finish(&b, y, fused, what);
+  g_dw = -1;
+  g_tiled_only = false;
+}
+
+/* MobileNet's 3x3 windows (op_depthwise3x3.comp's sums). */
+Test(rt_fusion, depthwise_3x3_folded_into_1x1) {
+  const dw_case cases[] = {
+      {1, 9, 11, 24, 3, 1, 1, 16, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_INPUT},
+      {1, 12, 10, 36, 3, 2, 1, 20, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_RELU},
+      {2, 7, 9, 13, 3, 2, 1, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, SC_INPUT},
+      {1, 5, 6, 150, 3, 1, 1, 8, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_RELU},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_dw_fold(&cases[i]);
+}
+
+/* Other windows (op_depthwise.comp's sums) and BlazeFace's shortcuts. */
+Test(rt_fusion, depthwise_folded_into_1x1) {
+  const dw_case cases[] = {
+      {1, 10, 8, 20, 5, 1, 1, 12, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU, SC_RELU},
+      {1, 11, 11, 18, 5, 2, 1, 70, TEXMEM_PADDING_SAME, TEXMEM_ACT_TANH, SC_INPUT},
+      {1, 9, 9, 8, 3, 1, 2, 8, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU_N1_TO_1, SC_RELU},
+      {1, 8, 9, 24, 3, 1, 1, 24, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_X},
+      {1, 8, 8, 24, 5, 1, 1, 28, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_PAD_X},
+      {2, 10, 12, 24, 3, 2, 1, 32, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_POOL_PAD_X},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_dw_fold(&cases[i]);
 }
 
 /* A real model: BlazeFace (face_detection_short_range) folds its shortcut

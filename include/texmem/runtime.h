@@ -167,6 +167,12 @@ typedef struct texmem_runtime_stats {
                                             pools folded into a fused read
                                             (each one dispatch and one
                                             planned tensor fewer) */
+  size_t depthwise_folded;               /* DEPTHWISE_CONV_2Ds computed in
+                                            the tiled 1x1 convolution that
+                                            reads their output (one
+                                            dispatch and one planned
+                                            tensor fewer each; not in
+                                            fused) */
   size_t late_fused;                     /* fused dispatches run in their
                                             first element-wise operator's
                                             task, its tensor operand being
