@@ -75,6 +75,9 @@ typedef struct texmem__kernel {
   /* In: a DEPTHWISE_CONV_2D making a 1x1 convolution's input: the tiled
    * kernel reads its input and computes it (NULL: none). */
   const texmem_op *in_dw;
+  /* In: a PAD of rows and columns folded into in_dw: the kernel reads its
+   * input, the padding added to the depthwise window's (NULL: none). */
+  const texmem_op *in_dw_pad;
   /* Set by the runtime: the operator whose kernel this is (a late fused
    * dispatch runs in a later operator's task). */
   size_t op;

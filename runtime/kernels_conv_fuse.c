@@ -182,8 +182,9 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
 /* The DEPTHWISE_CONV_2D making 1x1 convolution k's input when it folds
  * into k's tiled kernel (kernels_conv_fuse.h): k a 1x1 stride-1 CONV_2D
  * run by itself or with its own fused operators; the depthwise one of
- * multiplier 1, an activation the kernels apply, run alone (nothing fused
- * into it, no input PAD folded), its output read by k alone, its input a
+ * multiplier 1, an activation the kernels apply, nothing element-wise
+ * fused into it (an input PAD folded is: k then reads the PAD's input,
+ * the padding added), its output read by k alone, its input a
  * rank-4 float tensor of the same batch (which k's fused operator may read
  * too: BlazeFace's shortcut; the dispatch binds it once); -1 otherwise. */
 static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f, size_t k,
@@ -198,7 +199,7 @@ static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f
   const texmem_tensor *tt = tensor_at(m, t);
   if (!tt || tt->rank != 4 || reader[t] != (int32_t)k) return -1;
   int32_t q = sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D);
-  if (q < 0 || f->head[q] != -1) return -1;
+  if (q < 0 || (f->head[q] != -1 && (f->head[q] != q || f->first[q] >= 0))) return -1;
   const texmem_op *d = texmem_model_op(m, (size_t)q);
   const texmem_tensor *x = tensor_at(m, d->inputs[0]);
   const texmem_tensor *dwt = d->n_inputs > 1 ? tensor_at(m, d->inputs[1]) : NULL;
@@ -218,6 +219,7 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
     f->indw[k] = q;
     f->head[q] = (int32_t)k;
     f->task[q] = f->task[k];
+    if (f->inpad[q] >= 0) f->task[f->inpad[q]] = f->task[k]; /* read there now */
     f->n_dw++;
   }
 }
@@ -644,9 +646,10 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   char defs[512];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
   size_t n_in = 1;
-  k->inputs[0] = k->in_pad   ? k->in_pad->inputs[0]
-                 : k->in_dw ? k->in_dw->inputs[0]
-                            : op->inputs[0];
+  k->inputs[0] = k->in_pad       ? k->in_pad->inputs[0]
+                 : k->in_dw_pad ? k->in_dw_pad->inputs[0]
+                 : k->in_dw     ? k->in_dw->inputs[0]
+                                : op->inputs[0];
   if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
   k->outputs[0] = op->outputs[0];
   const texmem_op *stages[2] = {k->fused, k->fused ? k->fused2 : NULL};
@@ -664,12 +667,16 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
                                         local, &k->program, err);
 }
 
-void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int32_t *pl,
-                            int32_t *pt) {
+void texmem__pad_before(const texmem_model *m, const texmem_op *pad, int32_t *pl, int32_t *pt) {
   int32_t before[4], after[4];
-  if (!k->in_pad) return;
-  const texmem_tensor *x = tensor_at(m, k->in_pad->inputs[0]);
-  if (texmem__pad_amounts(m, k->in_pad, x->rank, before, after, NULL)) return;
+  if (!pad) return;
+  const texmem_tensor *x = tensor_at(m, pad->inputs[0]);
+  if (texmem__pad_amounts(m, pad, x->rank, before, after, NULL)) return;
   *pl += before[2];
   *pt += before[1];
+}
+
+void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int32_t *pl,
+                            int32_t *pt) {
+  texmem__pad_before(m, k->in_pad, pl, pt);
 }

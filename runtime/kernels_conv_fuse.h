@@ -39,8 +39,9 @@
  * padding before a stride-2 convolution): the convolution reads the PAD's
  * input with the padding added to its own, and zeros outside it. A
  * convolution may fold one with no element-wise operator fused. And indw,
- * with the tiled 1x1 kernel only: a DEPTHWISE_CONV_2D (multiplier 1, run
- * alone, no input PAD folded) making a 1x1 stride-1 CONV_2D's input, read
+ * with the tiled 1x1 kernel only: a DEPTHWISE_CONV_2D (multiplier 1,
+ * nothing element-wise fused into it; its input PAD folded or not) making
+ * a 1x1 stride-1 CONV_2D's input, read
  * by it alone: the 1x1 kernel reads the depthwise convolution's input and
  * computes each input texel it stages with the depthwise kernel's own code
  * (shaders/depthwise_common.glsl), activated and rounded as its store
@@ -106,6 +107,8 @@ texmem_status texmem__fuse_plan(const texmem_model *m, bool fold_depthwise,
  * reads: the window's own, plus a folded input PAD's (k->in_pad). */
 void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int32_t *pl,
                             int32_t *pt);
+/* Adds PAD op `pad`'s rows and columns before (NULL: none) to *pl, *pt. */
+void texmem__pad_before(const texmem_model *m, const texmem_op *pad, int32_t *pl, int32_t *pt);
 
 /* The program of a convolution kernel (op_conv*.comp, op_depthwise*.comp,
  * whose output stage is shaders/conv_common.glsl) with `defines` (may be

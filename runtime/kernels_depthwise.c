@@ -94,7 +94,9 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
   if ((s = texmem__ku_activation("DEPTHWISE_CONV_2D", o->activation, k, err))) return s;
   k->uniforms[k->n_uniforms - 1].name = "dact";
   texmem__kernel_int(k, "dbias", (int32_t)((d.nw - d.nb) / 4));
-  texmem__kernel_ivec4(k, "dgeom", o->stride_w, o->stride_h, d.g.pad_left, d.g.pad_top);
+  int32_t pl = d.g.pad_left, pt = d.g.pad_top;
+  texmem__pad_before(model, k->in_dw_pad, &pl, &pt);
+  texmem__kernel_ivec4(k, "dgeom", o->stride_w, o->stride_h, pl, pt);
   texmem__kernel_ivec4(k, "dkern", (int32_t)d.kw, (int32_t)d.kh, o->dilation_w, o->dilation_h);
   size_t len = strlen(defs);
   snprintf(defs + len, cap - len, "#define TM_FUSE_DW %d\n%s",

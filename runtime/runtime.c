@@ -146,6 +146,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
     kn->fused_pool = op_or_null(rt->model, f->pool[k]);
     kn->in_pad = op_or_null(rt->model, f->inpad[k]);
     kn->in_dw = op_or_null(rt->model, f->indw[k]);
+    kn->in_dw_pad = f->indw[k] >= 0 ? op_or_null(rt->model, f->inpad[f->indw[k]]) : NULL;
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   kn->op = k;

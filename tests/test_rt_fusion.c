@@ -588,6 +588,8 @@ typedef struct dw_case {
   texmem_activation act;
   int shortcut; /* SC_*: a RELU after the 1x1, or an ADD of: a graph input,
                    x, x padded to cout channels, x pooled 2x2 and padded */
+  int32_t inpad; /* rows of zeros a PAD adds after x's before the
+                    depthwise one (TFLite's explicit padding; folded too) */
 } dw_case;
 
 /* A k x k depthwise convolution of x with dilation dil, stride 1, SAME. */
@@ -610,7 +612,8 @@ static void check_dw_fold(const dw_case *dc) {
   rt_mb b = rt_mb_new();
   int32_t x = input(&b, dc->batch, dc->h, dc->w, dc->c);
   bool same = dc->pad == TEXMEM_PADDING_SAME; /* the residual: made first, not late */
-  int32_t oh = same ? (dc->h + dc->s - 1) / dc->s : (dc->h - dc->k) / dc->s + 1;
+  int32_t hp = dc->h + dc->inpad;
+  int32_t oh = same ? (hp + dc->s - 1) / dc->s : (hp - dc->k) / dc->s + 1;
   int32_t ow = same ? (dc->w + dc->s - 1) / dc->s : (dc->w - dc->k) / dc->s + 1;
   int32_t r = dc->shortcut == SC_INPUT ? input(&b, dc->batch, oh, ow, dc->cout) : -1;
   size_t fused = 1 + COPY; /* the ADD or RELU, and the output copy */
@@ -623,15 +626,20 @@ static void check_dw_fold(const dw_case *dc) {
     r = pad(&b, r, dc->cout - dc->c, false);
     fused++;
   }
-  int32_t t = dc->dil > 1 ? dw_dilated(&b, x, dc->k, dc->dil, dc->act)
-                          : conv_padded(&b, x, dc->k, dc->s, 0, 1, dc->act, dc->pad);
+  int32_t xd = x;
+  if (dc->inpad) {
+    xd = pad(&b, x, dc->inpad, true);
+    fused++;
+  }
+  int32_t t = dc->dil > 1 ? dw_dilated(&b, xd, dc->k, dc->dil, dc->act)
+                          : conv_padded(&b, xd, dc->k, dc->s, 0, 1, dc->act, dc->pad);
   int32_t y = conv(&b, t, 1, 1, dc->cout, 0, TEXMEM_ACT_RELU6);
   y = dc->shortcut != SC_RELU ? ew(&b, TEXMEM_OP_ADD, y, r, false, TEXMEM_ACT_NONE)
                               : ew(&b, TEXMEM_OP_RELU, y, UNARY, false, TEXMEM_ACT_NONE);
   char what[160];
-  snprintf(what, sizeof what, "dw %dx%d s%d d%d %dx%dx%dx%d -> 1x1 %d, shortcut %d, act %d",
-           dc->k, dc->k, dc->s, dc->dil, dc->batch, dc->h, dc->w, dc->c, dc->cout, dc->shortcut,
-           (int)dc->act);
+  snprintf(what, sizeof what, "dw %dx%d s%d d%d %dx%dx%dx%d (+%d rows) -> 1x1 %d, shortcut %d, act %d",
+           dc->k, dc->k, dc->s, dc->dil, dc->batch, dc->h, dc->w, dc->c, dc->inpad, dc->cout,
+           dc->shortcut, (int)dc->act);
   g_dw = 1;
   g_tiled_only = true; /* the portable kernels fold nothing: other tests */
   finish(&b, y, fused, what);
@@ -642,10 +650,11 @@ static void check_dw_fold(const dw_case *dc) {
 /* MobileNet's 3x3 windows (op_depthwise3x3.comp's sums). */
 Test(rt_fusion, depthwise_3x3_folded_into_1x1) {
   const dw_case cases[] = {
-      {1, 9, 11, 24, 3, 1, 1, 16, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_INPUT},
-      {1, 12, 10, 36, 3, 2, 1, 20, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_RELU},
-      {2, 7, 9, 13, 3, 2, 1, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, SC_INPUT},
-      {1, 5, 6, 150, 3, 1, 1, 8, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_RELU},
+      {1, 9, 11, 24, 3, 1, 1, 16, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_INPUT, 0},
+      {1, 12, 10, 36, 3, 2, 1, 20, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_RELU, 0},
+      {2, 7, 9, 13, 3, 2, 1, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, SC_INPUT, 0},
+      {1, 5, 6, 150, 3, 1, 1, 8, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU6, SC_RELU, 0},
+      {1, 9, 9, 16, 3, 2, 1, 12, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6, SC_INPUT, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_dw_fold(&cases[i]);
 }
@@ -653,12 +662,13 @@ Test(rt_fusion, depthwise_3x3_folded_into_1x1) {
 /* Other windows (op_depthwise.comp's sums) and BlazeFace's shortcuts. */
 Test(rt_fusion, depthwise_folded_into_1x1) {
   const dw_case cases[] = {
-      {1, 10, 8, 20, 5, 1, 1, 12, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU, SC_RELU},
-      {1, 11, 11, 18, 5, 2, 1, 70, TEXMEM_PADDING_SAME, TEXMEM_ACT_TANH, SC_INPUT},
-      {1, 9, 9, 8, 3, 1, 2, 8, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU_N1_TO_1, SC_RELU},
-      {1, 8, 9, 24, 3, 1, 1, 24, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_X},
-      {1, 8, 8, 24, 5, 1, 1, 28, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_PAD_X},
-      {2, 10, 12, 24, 3, 2, 1, 32, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_POOL_PAD_X},
+      {1, 10, 8, 20, 5, 1, 1, 12, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU, SC_RELU, 0},
+      {1, 8, 11, 12, 5, 2, 1, 8, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, SC_RELU, 3},
+      {1, 11, 11, 18, 5, 2, 1, 70, TEXMEM_PADDING_SAME, TEXMEM_ACT_TANH, SC_INPUT, 0},
+      {1, 9, 9, 8, 3, 1, 2, 8, TEXMEM_PADDING_SAME, TEXMEM_ACT_RELU_N1_TO_1, SC_RELU, 0},
+      {1, 8, 9, 24, 3, 1, 1, 24, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_X, 0},
+      {1, 8, 8, 24, 5, 1, 1, 28, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_PAD_X, 0},
+      {2, 10, 12, 24, 3, 2, 1, 32, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, SC_POOL_PAD_X, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_dw_fold(&cases[i]);
 }
