@@ -30,7 +30,9 @@ extern "C" {
  * where shared memory and barriers are slow. PORTABLE: one invocation
  * accumulates 4 pixels x 4 output slices reading the image and weight
  * buffer directly. TILED: a work group stages input texels in shared
- * memory and each invocation accumulates 4 x 4 of them;
+ * memory and each invocation accumulates 4 x 4 of them, computing the
+ * texels of a depthwise convolution whose output it alone reads instead of
+ * reading them (that convolution is then not run; outputs unchanged);
  * pools over a whole plane and MEANs over H and W alone run as work-group
  * reductions too (docs/runtime.md). Outputs of the two differ in the order
  * of the sums. */
