@@ -75,17 +75,24 @@ def row(name, reps, gpu, before, alone):
 
 def compare(path, after):
     """One table: the default plan's median latency with --after's setting
-    and with the one `path` ran (its first report names kernels and fusion)."""
+    and with the one `path` ran (its first report names kernels and fusion),
+    and whether the outputs are the same bit for bit (outputs_fnv1a: fused
+    against unfused must be; tiled against portable sums in another order)."""
     other = load([path])
     print("\n%s:\n" % path)
-    print("| model | kernels, fused | ms | kernels, fused there | ms there | there / here |")
-    print("|---|---|---:|---|---:|---:|")
+    print("| model | kernels, fused, folded | ms | kernels, fused, folded there | ms there |"
+          " there / here | same outputs |")
+    print("|---|---|---:|---|---:|---:|---|")
     for name in sorted(set(other) & set(after)):
         a, o = after[name], other[name]
         ma, mo = (med(x, lambda r: r["latency_ms"]["planned"]) for x in (a, o))
-        setting = lambda r: "%s, %s" % (r[0].get("kernels", "?"), r[0].get("fused", "?"))
-        print("| %s | %s | %.3f | %s | %.3f | %.3f |" % (name, setting(a), ma, setting(o), mo,
-                                                      mo / ma if ma else 0.0))
+        setting = lambda r: "%s, %s, %s" % (r[0].get("kernels", "?"), r[0].get("fused", "?"),
+                                            r[0].get("depthwise_folded", "-"))
+        fa = {r.get("outputs_fnv1a") for r in a} - {None}
+        fo = {r.get("outputs_fnv1a") for r in o} - {None}
+        same = "-" if not fa or not fo else "yes" if fa == fo and len(fa) == 1 else "NO"
+        print("| %s | %s | %.3f | %s | %.3f | %.3f | %s |" % (
+            name, setting(a), ma, setting(o), mo, mo / ma if ma else 0.0, same))
 
 
 def compile_table(path):

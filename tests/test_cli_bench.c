@@ -236,14 +236,20 @@ Test(cli_bench, program_cache_directory) {
 /* --kernels forces the 1x1 convolution kernel on any driver, --split the
  * tiled one's split in every layer, --unfused turns fusion off: the report
  * names the kernel and splits that ran and counts the fused operators, and
- * the planned runs stay bit-identical to naive. */
+ * the planned runs stay bit-identical to naive. The outputs' checksum of
+ * the tiled run fused (depthwise convolutions folded) equals that of the
+ * same kernels unfused, in another process. */
 Test(cli_bench, kernels_forced_and_unfused) {
   const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
-  static const char *const kernels[] = {"tiled", "portable"};
-  for (int k = 0; k < 2; k++) {
-    /* The tiled run split 4 ways, the portable one unfused. */
-    tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--kernels", kernels[k],
-                         k ? "--unfused" : "--split", k ? NULL : "4", NULL);
+  static const char *const kernels[] = {"tiled", "portable", "tiled"};
+  char fnv[3][17] = {{0}};
+  for (int k = 0; k < 3; k++) {
+    /* The first tiled run split 4 ways, the portable one unfused, the
+     * second tiled run both. */
+    tt_run r = k == 2 ? tt_texmem("bench", model, "--runs", "1", "--json", "--kernels", "tiled",
+                                  "--split", "4", "--unfused", NULL)
+                      : tt_texmem("bench", model, "--runs", "1", "--json", "--kernels",
+                                  kernels[k], k ? "--unfused" : "--split", k ? NULL : "4", NULL);
     cr_assert_eq(r.code, 0, "%s: stderr: %s", kernels[k], r.err);
     check_report(r.out);
     char want[64];
@@ -255,12 +261,16 @@ Test(cli_bench, kernels_forced_and_unfused) {
     else cr_expect_gt(fused, 0, "%s", r.out);
     /* BlazeFace's depthwise convolutions fold into the tiled 1x1 ones. */
     if (!k) cr_expect_gt(dw, 0, "%s", r.out);
-    cr_expect_not_null(strstr(r.out, k ? "\"conv1x1_split\": 0,\n  \"conv1x1_splits\": [],"
-                                       : "\"conv1x1_split\": 4,\n  \"conv1x1_splits\": [4],"),
+    cr_expect_not_null(strstr(r.out, k == 1 ? "\"conv1x1_split\": 0,\n  \"conv1x1_splits\": [],"
+                                            : "\"conv1x1_split\": 4,\n  \"conv1x1_splits\": [4],"),
                        "%s", r.out);
     cr_expect_leq(late, fused, "%s", r.out);
+    const char *h = strstr(r.out, "\"outputs_fnv1a\": \"");
+    cr_assert_not_null(h, "%s", r.out);
+    memcpy(fnv[k], h + 18, 16);
     tt_run_free(&r);
   }
+  cr_expect_str_eq(fnv[0], fnv[2], "tiled fused %s, unfused %s", fnv[0], fnv[2]);
   tt_run r = tt_texmem("bench", model, "--kernels", "fast", NULL);
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "unknown kernels 'fast'"), "%s", r.err);
