@@ -673,6 +673,34 @@ Test(rt_fusion, depthwise_folded_into_1x1) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_dw_fold(&cases[i]);
 }
 
+/* What must not fold: a 1x1 of stride 2, a depthwise output read twice,
+ * a multiplier of 2, a depthwise convolution with an operator fused after
+ * it (its RELU); each still bit for bit against unfused. */
+Test(rt_fusion, depthwise_not_folded) {
+  g_tiled_only = true;
+  g_dw = 0;
+  for (int c = 0; c < 4; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, 1, 8, 10, 12);
+    int32_t t = conv(&b, x, 3, 1, 0, c == 2 ? 2 : 1, TEXMEM_ACT_RELU6);
+    size_t fused = 1 + COPY; /* the RELU after the 1x1, its output copy */
+    if (c == 3) { /* RELU after the depthwise: fused into it */
+      t = ew(&b, TEXMEM_OP_RELU, t, UNARY, false, TEXMEM_ACT_NONE);
+      fused++;
+    }
+    int32_t y = conv(&b, t, 1, c == 0 ? 2 : 1, 8, 0, TEXMEM_ACT_NONE);
+    y = ew(&b, TEXMEM_OP_RELU, y, UNARY, false, TEXMEM_ACT_NONE);
+    if (c == 1) { /* the depthwise output a graph output too (copied) */
+      rt_mb_output(&b, t);
+    }
+    static const char *const what[] = {"1x1 stride 2", "depthwise output read twice",
+                                       "multiplier 2", "RELU fused into the depthwise"};
+    finish(&b, y, fused, what[c]);
+  }
+  g_dw = -1;
+  g_tiled_only = false;
+}
+
 /* A real model: BlazeFace (face_detection_short_range) folds its shortcut
  * pools and PADs, 47 operators in all (its 11 ADD + RELU pairs, their
  * max pools and channel PADs, and the rest), bit for bit. */
