@@ -136,7 +136,7 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
     texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, (int32_t)quads, 0);
   } else {
     int32_t pt = g.pad_top, pl = g.pad_left;
-    texmem__conv_read_pads(model, out, &pl, &pt);
+    texmem__pad_before(model, out->in_pad, &pl, &pt);
     texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);
     texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);
     texmem__kernel_int(out, "quads", (int32_t)quads);

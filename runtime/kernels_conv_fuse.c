@@ -294,9 +294,12 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
+/* The per-operator arrays of a fusion, head .. indw, one allocation. */
+enum { FUSION_ARRAYS = 8 };
+
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
-  int32_t *v = malloc(8 * n_ops * sizeof *v);
+  int32_t *v = malloc(FUSION_ARRAYS * n_ops * sizeof *v);
   if (!f || !v) {
     free(f);
     free(v);
@@ -463,7 +466,7 @@ static texmem_status fused_records(const texmem_model *m, const texmem_record *r
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
   return a->n_fused == b->n_fused && a->n_dw == b->n_dw &&
-         !memcmp(a->head, b->head, 8 * a->n_ops * sizeof *a->head);
+         !memcmp(a->head, b->head, FUSION_ARRAYS * a->n_ops * sizeof *a->head);
 }
 
 static void try_free(fuse_try *t) {
@@ -676,7 +679,3 @@ void texmem__pad_before(const texmem_model *m, const texmem_op *pad, int32_t *pl
   *pt += before[1];
 }
 
-void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int32_t *pl,
-                            int32_t *pt) {
-  texmem__pad_before(m, k->in_pad, pl, pt);
-}

@@ -103,11 +103,9 @@ texmem_status texmem__fuse_plan(const texmem_model *m, bool fold_depthwise,
                                 int32_t **tensor_of, size_t *n, const texmem_plan_desc *pd,
                                 texmem_plan **plan, texmem_error *err);
 
-/* A convolution kernel's padding before (left, top) on the tensor it
- * reads: the window's own, plus a folded input PAD's (k->in_pad). */
-void texmem__conv_read_pads(const texmem_model *m, const texmem__kernel *k, int32_t *pl,
-                            int32_t *pt);
-/* Adds PAD op `pad`'s rows and columns before (NULL: none) to *pl, *pt. */
+/* Adds the rows and columns a folded PAD (k->in_pad, k->in_dw_pad; NULL:
+ * none) puts before its input to a window's padding *pl, *pt: what the
+ * kernel reading the PAD's input pads by. */
 void texmem__pad_before(const texmem_model *m, const texmem_op *pad, int32_t *pl, int32_t *pt);
 
 /* The program of a convolution kernel (op_conv*.comp, op_depthwise*.comp,

@@ -19,19 +19,19 @@ static bool takes_3x3(const texmem_op_options *o, uint32_t mult, uint32_t kh, ui
          o->stride_w <= 2;
 }
 
-/* A depthwise convolution's checked operands, bias, window and its
- * weights and bias packed (one vec4 per output slice, ky, kx; then with
- * bias_after, the bias vec4s in the same array at *nw, else in *pb). */
+/* A depthwise convolution's checked operands, window, and its weights
+ * (pw: one vec4 per output slice, ky, kx) and bias (pb: one vec4 per
+ * output slice) packed, nw and nb floats (both the caller's to free). */
 typedef struct dw_parts {
-  const texmem_tensor *x, *y;
+  const texmem_tensor *x;
   uint32_t kh, kw, oc, mult;
   texmem__conv_window g;
   float *pw, *pb;
   size_t nw, nb;
 } dw_parts;
 
-static texmem_status dw_parts_of(const texmem_model *model, const texmem_op *op, bool bias_after,
-                                 dw_parts *d, texmem_error *err) {
+static texmem_status dw_parts_of(const texmem_model *model, const texmem_op *op, dw_parts *d,
+                                 texmem_error *err) {
   const char *name = "DEPTHWISE_CONV_2D";
   const texmem_tensor *x = NULL, *y = NULL, *w = NULL, *bias = NULL;
   texmem_status s;
@@ -55,20 +55,19 @@ static texmem_status dw_parts_of(const texmem_model *model, const texmem_op *op,
   if ((s = texmem__conv_window_of(name, o, x, KH, KW, &g, err))) return s;
   if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)g.oh, (uint32_t)g.ow, OC, err)))
     return s;
-  *d = (dw_parts){.x = x, .y = y, .kh = KH, .kw = KW, .oc = OC, .mult = mult, .g = g};
+  *d = (dw_parts){.x = x, .kh = KH, .kw = KW, .oc = OC, .mult = mult, .g = g};
 
   uint32_t os = (uint32_t)texmem__ku_slices(OC);
-  size_t taps = (size_t)KH * KW, nw = (size_t)os * taps * 4, nb = (size_t)os * 4;
-  float *pw = calloc((nw + (bias_after ? nb : 0)) ? nw + (bias_after ? nb : 0) : 1, sizeof *pw);
-  float *pb = bias_after ? NULL : texmem__conv_pack_bias(bias ? bias->data : NULL, OC, os, &nb);
-  if ((s = texmem__conv_check_alloc(name, pw, bias_after ? pw : pb, err))) return s;
+  size_t taps = (size_t)KH * KW, nw = (size_t)os * taps * 4, nb = 0;
+  float *pw = calloc(nw ? nw : 1, sizeof *pw);
+  float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, OC, os, &nb);
+  if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
   const float *wd = w->data;
   for (uint32_t oc = 0; oc < OC; oc++)
     for (size_t t = 0; t < taps; t++) pw[((oc / 4) * taps + t) * 4 + oc % 4] = wd[t * OC + oc];
-  if (bias_after && bias) memcpy(pw + nw, bias->data, (size_t)OC * sizeof *pw);
   d->pw = pw;
   d->pb = pb;
-  d->nw = nw + (bias_after ? nb : 0);
+  d->nw = nw;
   d->nb = nb;
   return TEXMEM_STATUS_OK;
 }
@@ -77,23 +76,33 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
                               const texmem_op *op, texmem__kernel *k, char *defs, size_t cap,
                               texmem_error *err) {
   dw_parts d;
-  texmem_status s = dw_parts_of(model, op, true, &d, err);
+  texmem_status s = dw_parts_of(model, op, &d, err);
   if (s) return s;
   if (d.mult != 1 || k->n_buffers != 2) {
     free(d.pw);
+    free(d.pb);
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "DEPTHWISE_CONV_2D folded with multiplier %u, %zu buffers before", d.mult,
                         k->n_buffers);
   }
-  s = texmem__kernel_buffer(env, d.pw, d.nw, &k->buffers[2], err);
-  free(d.pw);
+  /* One buffer, weights then bias: a binding fewer (GLES 3.1 guarantees 4). */
+  float *wb = realloc(d.pw, (d.nw + d.nb) * sizeof *wb);
+  if (!wb) {
+    free(d.pw);
+    free(d.pb);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
+  memcpy(wb + d.nw, d.pb, d.nb * sizeof *wb);
+  free(d.pb);
+  s = texmem__kernel_buffer(env, wb, d.nw + d.nb, &k->buffers[2], err);
+  free(wb);
   if (s) return s;
   k->n_buffers = 3;
   const texmem_op_options *o = &op->options;
   /* Its activation, as uniform dact. */
   if ((s = texmem__ku_activation("DEPTHWISE_CONV_2D", o->activation, k, err))) return s;
   k->uniforms[k->n_uniforms - 1].name = "dact";
-  texmem__kernel_int(k, "dbias", (int32_t)((d.nw - d.nb) / 4));
+  texmem__kernel_int(k, "dbias", (int32_t)(d.nw / 4));
   int32_t pl = d.g.pad_left, pt = d.g.pad_top;
   texmem__pad_before(model, k->in_dw_pad, &pl, &pt);
   texmem__kernel_ivec4(k, "dgeom", o->stride_w, o->stride_h, pl, pt);
@@ -110,7 +119,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
                                        texmem_error *err) {
   const char *name = "DEPTHWISE_CONV_2D";
   dw_parts d;
-  texmem_status s = dw_parts_of(model, op, false, &d, err);
+  texmem_status s = dw_parts_of(model, op, &d, err);
   if (s) return s;
   const texmem_op_options *o = &op->options;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) {
@@ -133,7 +142,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
                                 k3 ? local_flat : local_2d, out, err)))
     return s;
   int32_t pt = g.pad_top, pl = g.pad_left;
-  texmem__conv_read_pads(model, out, &pl, &pt);
+  texmem__pad_before(model, out->in_pad, &pl, &pt);
   texmem__kernel_ivec4(out, "geom", o->stride_w, o->stride_h, pl, pt);
   texmem__kernel_ivec4(out, "kern", kw, kh, o->dilation_w, o->dilation_h);
   if (mult != 1) texmem__kernel_ivec4(out, "chan", (int32_t)mult, (int32_t)d.oc, 0, 0);

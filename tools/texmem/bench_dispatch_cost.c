@@ -116,8 +116,8 @@ static texmem_status check_chain(texmem_gl_pool *pool, const uint64_t dims[3], t
   for (size_t i = 0; i < n && !st; i++)
     if (v[i] != (float)CHAIN)
       st = failf(err, TEXMEM_STATUS_GL_ERROR,
-                 "dispatch chain: value %zu is %g after %u adds of 1 to 0", i,
-                            (double)v[i], CHAIN);
+                 "dispatch chain: value %zu is %g after %u adds of 1 to 0", i, (double)v[i],
+                 CHAIN);
   free(v);
   return st;
 }

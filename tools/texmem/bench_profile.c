@@ -15,6 +15,14 @@ static texmem_status oom(texmem_error *err) {
   return TEXMEM_STATUS_OUT_OF_MEMORY;
 }
 
+/* A copy of name (the runtime's strings die with it); NULL on out of
+ * memory. */
+static char *copy_name(const char *name) {
+  char *copy = malloc(strlen(name) + 1);
+  if (copy) strcpy(copy, name);
+  return copy;
+}
+
 /* Adds one dispatch to the entry of `name` (a new one at the end). */
 static bool agg_add(bench_agg **v, size_t *n, const char *name, uint64_t gpu, uint64_t cpu) {
   if (!name) name = "?";
@@ -28,9 +36,8 @@ static bool agg_add(bench_agg **v, size_t *n, const char *name, uint64_t gpu, ui
   bench_agg *g = realloc(*v, (*n + 1) * sizeof *g);
   if (!g) return false;
   *v = g;
-  char *copy = malloc(strlen(name) + 1);
+  char *copy = copy_name(name);
   if (!copy) return false;
-  strcpy(copy, name);
   g[(*n)++] = (bench_agg){.name = copy, .dispatches = 1, .gpu_ns = gpu, .cpu_ns = cpu};
   return true;
 }
@@ -145,9 +152,8 @@ static bool keep_every(bench_profile_storage *ps, const texmem_runtime_profile *
   for (size_t i = 0; i < buf->n_rec; i++) {
     char name[160];
     dispatch_name(&p->records[i], name, sizeof name);
-    char *copy = malloc(strlen(name) + 1);
+    char *copy = copy_name(name);
     if (!copy) break;
-    strcpy(copy, name);
     ps->every[ps->n_every++] =
         (bench_agg){.name = copy, .dispatches = 1,
                     .gpu_ns = column_median(buf->gpu, buf->n_rec, i, kept, tmp),
