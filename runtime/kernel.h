@@ -78,8 +78,12 @@ typedef struct texmem__kernel {
   /* In: a PAD of rows and columns folded into in_dw: the kernel reads its
    * input, the padding added to the depthwise window's (NULL: none). */
   const texmem_op *in_dw_pad;
-  /* Set by the runtime: the operator whose kernel this is (a late fused
-   * dispatch runs in a later operator's task). */
+  /* In: per model operator, the CONCATENATION reading through it (a
+   * RESHAPE folded into it, kernels_conv_fuse.h), else -1; NULL: none
+   * folded. */
+  const int32_t *through;
+  /* Set by the runtime (before the builder runs): the operator whose
+   * kernel this is (a late fused dispatch runs in a later operator's task). */
   size_t op;
 } texmem__kernel;
 

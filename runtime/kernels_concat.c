@@ -7,7 +7,9 @@
  * A texel that straddles two passes' inputs (channel offsets not multiples
  * of 4) goes to the later pass, which binds the earlier segment again, so
  * every texel is written by exactly one pass. Channel offsets that are not
- * multiples of 4 take the per-lane path. */
+ * multiples of 4 take the per-lane path. A segment made by a RESHAPE folded
+ * into the concatenation (kernel.h: through) binds the reshape's input and
+ * reads each element where the reshape would have taken it from. */
 #include <stdio.h>
 
 #include "kernels_util.h"
@@ -57,6 +59,26 @@ static uint32_t plan_pass(const concat_geom *g, uint32_t p, size_t *first, size_
     if (end >= g->total_units) return k;
     pos = end;
   }
+}
+
+/* What segment tensor t is read from: *src = t, *chans = 0; or, for a
+ * RESHAPE folded into this concatenation (k->through), the reshape's input
+ * and its channels, the segment's elements found there in dense BHWC order. */
+static texmem_status read_through(const char *name, const texmem_model *model,
+                                  const texmem__kernel *k, int32_t t, int32_t *src,
+                                  int32_t *chans, texmem_error *err) {
+  *src = t;
+  *chans = 0;
+  const texmem_tensor *y = texmem_model_tensor(model, (size_t)t), *x = NULL;
+  if (!k->through || y->producer < 0 || k->through[y->producer] != (int32_t)k->op)
+    return TEXMEM_STATUS_OK;
+  *src = texmem_model_op(model, (size_t)y->producer)->inputs[0];
+  texmem_status s = texmem__ku_image(name, model, *src, "reshaped input", &x, err);
+  if (!s && (x->c < 1 || x->c > INT32_MAX / 4))
+    s = texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped input \"%s\" has %u channels",
+                     name, x->name, x->c);
+  if (!s) *chans = (int32_t)x->c;
+  return s;
 }
 
 texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model *model,
@@ -130,18 +152,21 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
     free(ends);
     return s;
   }
-  int32_t seg_ends[MAX_SEGMENTS] = {0}, imgs[MAX_SEGMENTS] = {0};
-  for (size_t i = first; i <= last; i++) {
+  int32_t seg_ends[MAX_SEGMENTS] = {0}, imgs[MAX_SEGMENTS] = {0}, chans[MAX_SEGMENTS] = {0};
+  for (size_t i = first; i <= last && !s; i++) {
     seg_ends[i - first] = ends[i];
+    int32_t t = op->inputs[i];
+    s = read_through(name, model, out, t, &t, &chans[i - first], err);
     /* Bind each distinct tensor once. */
     size_t img = out->n_inputs;
     for (size_t k = 0; k < out->n_inputs; k++)
-      if (out->inputs[k] == op->inputs[i]) img = k;
-    if (img == out->n_inputs) out->inputs[out->n_inputs++] = op->inputs[i];
+      if (out->inputs[k] == t) img = k;
+    if (img == out->n_inputs) out->inputs[out->n_inputs++] = t;
     imgs[i - first] = (int32_t)img;
   }
   int32_t first_start = seg_start(&g, first);
   free(ends);
+  if (s) return s;
 
   static const char *const names[MAX_SEGMENTS] = {"in0", "in1", "in2", "in3",
                                                   "in4", "in5", "in6", "in7"};
@@ -162,5 +187,7 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
                        (int32_t)(last - first + 1),
                        (int32_t)c, comp == 3 && aligned ? 1 : 0);
   texmem__kernel_ivec4(out, "range", lo, hi, first_start, 0);
+  texmem__kernel_ivec4(out, "thru0", chans[0], chans[1], chans[2], chans[3]);
+  texmem__kernel_ivec4(out, "thru1", chans[4], chans[5], chans[6], chans[7]);
   return TEXMEM_STATUS_OK;
 }

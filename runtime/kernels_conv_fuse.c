@@ -224,6 +224,30 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
   }
 }
 
+/* RESHAPEs folded into the CONCATENATION reading them: a float reshape of
+ * a non-constant tensor with as many elements, its output an intermediate
+ * one the concatenation alone reads, once (see kernels_conv_fuse.h). */
+static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
+  for (size_t r = 0; r < f->n_ops; r++) {
+    const texmem_op *op = texmem_model_op(m, r);
+    if (op->type != TEXMEM_OP_RESHAPE || op->n_inputs < 1 || op->n_outputs != 1 ||
+        f->head[r] != -1)
+      continue;
+    int32_t t = op->outputs[0];
+    const texmem_tensor *x = tensor_at(m, op->inputs[0]), *y = tensor_at(m, t);
+    if (!x || !y || !is_float(x) || !is_float(y) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
+        !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] < 0 ||
+        (uint64_t)x->b * x->h * x->w * x->c != (uint64_t)y->b * y->h * y->w * y->c)
+      continue;
+    int32_t k = reader[t];
+    if (texmem_model_op(m, (size_t)k)->type != TEXMEM_OP_CONCATENATION || f->head[k] != -1)
+      continue;
+    f->head[r] = f->through[r] = k;
+    f->task[r] = f->task[k];
+    f->n_rs++;
+  }
+}
+
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, read as it is, or (as `allow` lets) through the
@@ -294,8 +318,8 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
-/* The per-operator arrays of a fusion, head .. indw, one allocation. */
-enum { FUSION_ARRAYS = 8 };
+/* The per-operator arrays of a fusion, head .. through, one allocation. */
+enum { FUSION_ARRAYS = 9 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -314,9 +338,10 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->pool = v + 5 * n_ops;
   f->inpad = v + 6 * n_ops;
   f->indw = v + 7 * n_ops;
+  f->through = v + 8 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
-    f->indw[k] = -1;
+    f->indw[k] = f->through[k] = -1;
     f->task[k] = (int32_t)k;
   }
   return f;
@@ -375,6 +400,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
     }
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
   if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader);
+  if (allow & TEXMEM__FUSE_RESHAPE) fold_reshapes(m, f, reader);
   free(reader);
   *out = f;
   return TEXMEM_STATUS_OK;
@@ -385,9 +411,10 @@ static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
 
 /* Whether tensor `of`, made by operator p, is never stored: a fused
  * convolution's output, a first fused operator's with a second after it,
- * a folded PAD's or pool's. */
+ * a folded PAD's, pool's, depthwise convolution's or reshape's. */
 static bool unstored(const texmem__fusion *f, int32_t p) {
   if (p < 0 || f->head[p] < 0) return false;
+  if (f->through[p] >= 0) return true;
   int32_t c = f->head[p];
   return (p == c && f->first[c] >= 0) || (p == f->first[c] && f->second[c] >= 0) ||
          p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c];
@@ -465,7 +492,7 @@ static texmem_status fused_records(const texmem_model *m, const texmem_record *r
 }
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
-  return a->n_fused == b->n_fused && a->n_dw == b->n_dw &&
+  return a->n_fused == b->n_fused && a->n_dw == b->n_dw && a->n_rs == b->n_rs &&
          !memcmp(a->head, b->head, FUSION_ARRAYS * a->n_ops * sizeof *a->head);
 }
 
@@ -482,7 +509,10 @@ static void try_free(fuse_try *t) {
 static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const texmem_record *rec,
                                 const int32_t *tensor_of, size_t n, texmem_plan_kind kind,
                                 fuse_try *tries, size_t *done, texmem_error *err) {
-  enum { IN = TEXMEM__FUSE_INPAD, ALL = TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN };
+  enum {
+    IN = TEXMEM__FUSE_INPAD | TEXMEM__FUSE_RESHAPE,
+    ALL = TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN
+  };
   static const unsigned levels[TEXMEM__FUSE_LEVELS] = {
       ALL | TEXMEM__FUSE_DW, ALL, TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN,
       TEXMEM__FUSE_PAD | IN, 0};
@@ -491,7 +521,7 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
   for (int l = 0; l < TEXMEM__FUSE_LEVELS && !st; l++) {
     fuse_try *t = &tries[*done];
     st = texmem__fuse_find(m, levels[l] & allow, &t->f, err);
-    if (st || !t->f || !(t->f->n_fused + t->f->n_dw) ||
+    if (st || !t->f || !(t->f->n_fused + t->f->n_dw + t->f->n_rs) ||
         (*done && same_fusion(t->f, tries[*done - 1].f))) {
       try_free(t);
       continue;

@@ -47,22 +47,32 @@
  * (shaders/depthwise_common.glsl), activated and rounded as its store
  * would, so outputs stay bit for bit; the depthwise output, often the
  * largest tensor at a MobileNet block's peak, is never planned, its input
- * lives until the 1x1's dispatch. */
+ * lives until the 1x1's dispatch.
+ * Not convolutions: through, per operator, for a RESHAPE whose output only
+ * a CONCATENATION reads (and is not a graph output), that concatenation
+ * (-1: none). The reshape is not run: the concatenation reads each of the
+ * segment's elements from the reshape's input, where the dense BHWC order
+ * puts it (as op_reshape.comp finds it), so values are copied as before;
+ * the reshape's output (a detector's head flattened to anchors) is never
+ * planned, its input lives until the concatenation. head and task of the
+ * reshape are the concatenation's. */
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */
   size_t n_dw;    /* depthwise convolutions folded into a 1x1 (not in n_fused) */
-  int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw;
+  size_t n_rs;    /* reshapes read through by a concatenation (not in n_fused) */
+  int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through;
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
- * run a dispatch late, fold PADs. */
+ * run a dispatch late, fold PADs, pools, depthwise convolutions, reshapes. */
 enum {
   TEXMEM__FUSE_LATE = 1,
   TEXMEM__FUSE_PAD = 2,
   TEXMEM__FUSE_POOL = 4,
   TEXMEM__FUSE_INPAD = 8,
-  TEXMEM__FUSE_DW = 16
+  TEXMEM__FUSE_DW = 16,
+  TEXMEM__FUSE_RESHAPE = 32
 };
 /* How many fusions texmem__fuse_plan tries. */
 enum { TEXMEM__FUSE_LEVELS = 5 };
@@ -86,7 +96,7 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
 
 /* Plans with pd: on entry *rec, *tensor_of (*n of them) are the model's
  * records. Tries the fusion with late dispatches and folded PADs and
- * pools (input PADs in every try but the last) and, with fold_depthwise
+ * pools (input PADs and reshapes read through in every try but the last) and, with fold_depthwise
  * (the tiled 1x1 kernel runs), folded depthwise convolutions, then the
  * same without them, then without folded pools,
  * then without late dispatches, then without folded PADs, and keeps the

@@ -138,7 +138,9 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
   texmem__kernel *kn = &rt->kernels[rt->n_gl_ops];
   memset(kn, 0, sizeof *kn);
   kn->pass = pass;
+  kn->op = k;
   const texmem__fusion *f = rt->fusion;
+  kn->through = f && f->n_rs ? f->through : NULL;
   if (f && f->head[k] == (int32_t)k) {
     kn->fused = op_or_null(rt->model, f->first[k]);
     kn->fused2 = op_or_null(rt->model, f->second[k]);
@@ -373,6 +375,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
   if (rt->fusion) {
     rt->stats.fused = rt->fusion->n_fused;
     rt->stats.depthwise_folded = rt->fusion->n_dw;
+    rt->stats.reshapes_folded = rt->fusion->n_rs;
     for (size_t k = 0; k < n_ops; k++)
       rt->stats.late_fused += rt->fusion->head[k] == (int32_t)k && rt->fusion->task[k] > (int32_t)k;
   }

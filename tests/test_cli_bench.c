@@ -257,10 +257,13 @@ Test(cli_bench, kernels_forced_and_unfused) {
     cr_expect_not_null(strstr(r.out, want), "%s", r.out);
     double fused = json_num(r.out, NULL, "fused"), late = json_num(r.out, NULL, "late_fused");
     double dw = json_num(r.out, NULL, "depthwise_folded");
-    if (k) cr_expect_eq(fused + late + dw, 0, "--unfused: %s", r.out);
+    double rs = json_num(r.out, NULL, "reshapes_folded");
+    if (k) cr_expect_eq(fused + late + dw + rs, 0, "--unfused: %s", r.out);
     else cr_expect_gt(fused, 0, "%s", r.out);
-    /* BlazeFace's depthwise convolutions fold into the tiled 1x1 ones. */
+    /* BlazeFace's depthwise convolutions fold into the tiled 1x1 ones, its
+     * heads' four reshapes into the two concatenations. */
     if (!k) cr_expect_gt(dw, 0, "%s", r.out);
+    if (!k) cr_expect_eq(rs, 4, "%s", r.out);
     cr_expect_not_null(strstr(r.out, k == 1 ? "\"conv1x1_split\": 0,\n  \"conv1x1_splits\": [],"
                                             : "\"conv1x1_split\": 4,\n  \"conv1x1_splits\": [4],"),
                        "%s", r.out);

@@ -109,6 +109,8 @@ static run_result g_last; /* filled by inspect */
 /* Depthwise convolutions the tiled runs fold into 1x1 ones (-1: not
  * asserted; the dispatch and tensor counts still add them up). */
 static long g_dw = -1;
+/* Reshapes read through by a concatenation (-1: not asserted). */
+static long g_rs = -1;
 /* Only the configurations with the tiled kernels (where depthwise
  * convolutions fold). */
 static bool g_tiled_only = false;
@@ -168,13 +170,17 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
     cr_assert_eq(u.stats.fused, 0);
     cr_assert_eq(u.stats.late_fused, 0);
     cr_assert_eq(u.stats.depthwise_folded, 0);
-    size_t dw = a.stats.depthwise_folded;
+    cr_assert_eq(u.stats.reshapes_folded, 0);
+    size_t dw = a.stats.depthwise_folded, rs = a.stats.reshapes_folded;
     if (d.kernels != TEXMEM_KERNELS_TILED) cr_assert_eq(dw, 0, "%s", label);
     else if (g_dw >= 0)
       cr_assert_eq(dw, (size_t)g_dw, "%s: %zu depthwise folded, expected %ld", label, dw, g_dw);
+    if (g_rs >= 0)
+      cr_assert_eq(rs, (size_t)g_rs, "%s: %zu reshapes folded, expected %ld", label, rs, g_rs);
+    dw += rs; /* each one dispatch and one planned tensor, as a fused operator */
     cr_assert_eq(a.dispatches + fused + dw, u.dispatches,
-                 "%s: %llu dispatches fused, %llu unfused, %zu depthwise folded", label,
-                 (unsigned long long)a.dispatches, (unsigned long long)u.dispatches, dw);
+                 "%s: %llu dispatches fused, %llu unfused, %zu depthwise and reshapes folded",
+                 label, (unsigned long long)a.dispatches, (unsigned long long)u.dispatches, dw);
     cr_assert_eq(a.stats.dispatches + fused + dw, u.stats.dispatches);
     cr_assert_eq(a.stats.tensors + fused + dw, u.stats.tensors);
     cr_assert_eq(a.stats.tiled, d.kernels == TEXMEM_KERNELS_TILED);
@@ -703,13 +709,94 @@ Test(rt_fusion, depthwise_not_folded) {
 
 /* A real model: BlazeFace (face_detection_short_range) folds its shortcut
  * pools and PADs, 47 operators in all (its 11 ADD + RELU pairs, their
- * max pools and channel PADs, and the rest), bit for bit. */
+ * max pools and channel PADs, and the rest), and its heads' four reshapes
+ * into the two concatenations, bit for bit. */
 Test(rt_fusion, face_detection_short_range) {
   texmem_model *m = NULL;
   TG_OK(texmem_model_load_tflite(TEXMEM_TEST_DATA "/face_detection_short_range.tflite", &m,
                                  &tg_err_));
+  g_rs = 4;
   check_fused(m, 47, "face_detection_short_range");
+  g_rs = -1;
   texmem_model_destroy(m);
+}
+
+/* RESHAPE of x to (rank, shape). */
+static int32_t reshape(rt_mb *b, int32_t x, unsigned rank, const int32_t *shape) {
+  int32_t y = rt_mb_tensor(b, rank, shape);
+  rt_mb_op(b, TEXMEM_OP_RESHAPE, &x, 1, y, NULL);
+  return y;
+}
+
+/* CONCATENATION of n tensors along axis. */
+static int32_t concat(rt_mb *b, const int32_t *ins, size_t n, int32_t axis) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)ins[0]);
+  unsigned rank = t->rank;
+  int32_t shape[TEXMEM_MAX_RANK];
+  memcpy(shape, t->shape, sizeof shape);
+  for (size_t i = 1; i < n; i++)
+    shape[axis] += texmem_model_tensor(b->m, (size_t)ins[i])->shape[axis];
+  int32_t y = rt_mb_tensor(b, rank, shape);
+  texmem_op_options o = texmem_op_options_default();
+  o.axis = axis;
+  rt_mb_op(b, TEXMEM_OP_CONCATENATION, ins, n, y, &o);
+  return y;
+}
+
+/* A detector's heads: convolutions flattened to anchors by RESHAPEs that
+ * a CONCATENATION alone reads. The concatenation reads through them along
+ * every axis (x, y, channels aligned and not, batch), with channel counts
+ * that are and are not multiples of 4, beside segments read as they are,
+ * one reshape input read through twice; bit for bit, one dispatch and one
+ * planned tensor fewer each. A reshape whose output is read twice (here
+ * also copied out) is run. */
+Test(rt_fusion, reshapes_folded_into_concat) {
+  for (int c = 0; c < 6; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t nb = c == 2 ? 2 : 1;
+    int32_t x = input(&b, nb, 8, 8, 5);
+    int32_t h1 = conv(&b, x, 1, 1, 6, 0, TEXMEM_ACT_NONE);  /* nb x 8 x 8 x 6 */
+    int32_t h2 = conv(&b, x, 3, 2, 12, 0, TEXMEM_ACT_NONE); /* nb x 4 x 4 x 12 */
+    int32_t ins[3], y;
+    long folded = 2;
+    if (c == 0 || c == 2) { /* BlazeFace: (batch, anchors, values) along the anchors */
+      int32_t s1[3] = {nb, 128, 3}, s2[3] = {nb, 64, 3};
+      ins[0] = reshape(&b, h1, 3, s1);
+      ins[1] = reshape(&b, h2, 3, s2);
+      y = concat(&b, ins, 2, 1);
+    } else if (c == 1) { /* h1 read through twice */
+      int32_t s1[3] = {1, 192, 2}, s2[3] = {1, 96, 2};
+      ins[0] = reshape(&b, h1, 3, s1);
+      ins[1] = reshape(&b, h2, 3, s2);
+      ins[2] = reshape(&b, h1, 3, s1);
+      y = concat(&b, ins, 3, 1);
+      folded = 3;
+    } else if (c == 3) { /* along y, beside a tensor read as it is; one reshape read twice */
+      int32_t s1[4] = {1, 16, 4, 6}, s2[4] = {1, 8, 4, 6};
+      ins[0] = reshape(&b, h1, 4, s1);
+      ins[1] = input(&b, 1, 3, 4, 6);
+      ins[2] = reshape(&b, h2, 4, s2);
+      rt_mb_output(&b, ins[2]);
+      y = concat(&b, ins, 3, 1);
+      folded = 1;
+    } else if (c == 4) { /* along channels: 12 + 4 (aligned), 3 + 12 (not) */
+      int32_t s1[4] = {1, 4, 8, 12}, s2[4] = {1, 2, 8, 12};
+      int32_t u[2] = {reshape(&b, h2, 4, s2), input(&b, 1, 2, 8, 4)};
+      rt_mb_output(&b, concat(&b, u, 2, 3));
+      int32_t w[2] = {input(&b, 1, 4, 8, 3), reshape(&b, h1, 4, s1)};
+      y = concat(&b, w, 2, 3);
+    } else { /* along the batch */
+      int32_t s1[4] = {4, 4, 4, 6}, s2[4] = {2, 4, 4, 6};
+      ins[0] = reshape(&b, h1, 4, s1);
+      ins[1] = reshape(&b, h2, 4, s2);
+      y = concat(&b, ins, 2, 0);
+    }
+    static const char *const what[] = {"anchors", "anchors, h1 twice", "anchors, batch 2",
+                                       "along y", "along channels", "along the batch"};
+    g_rs = folded;
+    finish(&b, y, 0, what[c]);
+    g_rs = -1;
+  }
 }
 
 /* The runtime's records against the model's: the convolution's output
