@@ -248,6 +248,34 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
   }
 }
 
+/* RESHAPEs to their input's BHWC shape, stored by the operator making their
+ * input (see kernels_conv_fuse.h): the input an intermediate float tensor
+ * the reshape alone reads, made by an operator that a dispatch runs (not a
+ * reshape stored into another); the output float, not a graph input. */
+static void fold_identity_reshapes(const texmem_model *m, texmem__fusion *f,
+                                   const int32_t *reader) {
+  for (size_t r = 0; r < f->n_ops; r++) {
+    const texmem_op *op = texmem_model_op(m, r);
+    if (op->type != TEXMEM_OP_RESHAPE || op->n_inputs < 1 || op->n_outputs != 1 ||
+        f->head[r] != -1)
+      continue;
+    int32_t t = op->inputs[0];
+    const texmem_tensor *x = tensor_at(m, t), *y = tensor_at(m, op->outputs[0]);
+    if (!x || !y || !is_float(x) || !is_float(y) || !same_bhwc(x, y) || x->producer < 0 ||
+        (x->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_OUTPUT | TEXMEM_TENSOR_CONSTANT)) ||
+        (y->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_CONSTANT)) || reader[t] != (int32_t)r)
+      continue;
+    int32_t p = x->producer;
+    if (f->into[p] >= 0 ||
+        (texmem_model_op(m, (size_t)p)->type == TEXMEM_OP_RESHAPE && f->head[p] >= 0))
+      continue;
+    f->into[p] = (int32_t)r;
+    f->head[r] = (int32_t)r;
+    f->task[r] = f->task[p];
+    f->n_rs++;
+  }
+}
+
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, read as it is, or (as `allow` lets) through the
@@ -318,8 +346,8 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
-/* The per-operator arrays of a fusion, head .. through, one allocation. */
-enum { FUSION_ARRAYS = 9 };
+/* The per-operator arrays of a fusion, head .. into, one allocation. */
+enum { FUSION_ARRAYS = 10 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -339,9 +367,10 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->inpad = v + 6 * n_ops;
   f->indw = v + 7 * n_ops;
   f->through = v + 8 * n_ops;
+  f->into = v + 9 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
-    f->indw[k] = f->through[k] = -1;
+    f->indw[k] = f->through[k] = f->into[k] = -1;
     f->task[k] = (int32_t)k;
   }
   return f;
@@ -400,7 +429,10 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
     }
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
   if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader);
-  if (allow & TEXMEM__FUSE_RESHAPE) fold_reshapes(m, f, reader);
+  if (allow & TEXMEM__FUSE_RESHAPE) {
+    fold_reshapes(m, f, reader);
+    fold_identity_reshapes(m, f, reader);
+  }
   free(reader);
   *out = f;
   return TEXMEM_STATUS_OK;
@@ -411,8 +443,11 @@ static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
 
 /* Whether tensor `of`, made by operator p, is never stored: a fused
  * convolution's output, a first fused operator's with a second after it,
- * a folded PAD's, pool's, depthwise convolution's or reshape's. */
-static bool unstored(const texmem__fusion *f, int32_t p) {
+ * a folded PAD's, pool's, depthwise convolution's or reshape's, the input
+ * of a reshape p stores into. */
+static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of, int32_t p) {
+  if (p >= 0 && f->into[p] >= 0 && texmem_model_op(m, (size_t)f->into[p])->inputs[0] == of)
+    return true;
   if (p < 0 || f->head[p] < 0) return false;
   if (f->through[p] >= 0) return true;
   int32_t c = f->head[p];
@@ -437,7 +472,7 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
   size_t kept = 0;
   for (size_t r = 0; r < *n; r++) {
     int32_t of = tensor_of[r], p = tensor_at(m, of)->producer;
-    if (unstored(f, p)) continue;
+    if (unstored(m, f, of, p)) continue;
     texmem_record x = rec[r];
     if (p >= 0) {
       x.first_task = (uint64_t)task_of(f, (size_t)p);

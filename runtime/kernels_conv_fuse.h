@@ -55,13 +55,18 @@
  * puts it (as op_reshape.comp finds it), so values are copied as before;
  * the reshape's output (a detector's head flattened to anchors) is never
  * planned, its input lives until the concatenation. head and task of the
- * reshape are the concatenation's. */
+ * reshape are the concatenation's. And into, per operator p, a RESHAPE
+ * whose input of the same BHWC shape p makes and the reshape alone reads
+ * (a classifier's logits reshaped to a graph output): p's dispatch stores
+ * the reshape's output instead, at the same texels (the same shape is the
+ * same texture or the same dense run), and the reshape is not run; its
+ * input is never planned (head: itself, task: p's). */
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */
   size_t n_dw;    /* depthwise convolutions folded into a 1x1 (not in n_fused) */
-  size_t n_rs;    /* reshapes read through by a concatenation (not in n_fused) */
-  int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through;
+  size_t n_rs;    /* reshapes read through or stored into (not in n_fused) */
+  int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through, *into;
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:

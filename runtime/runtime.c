@@ -130,6 +130,18 @@ static const texmem_op *op_or_null(const texmem_model *m, int32_t k) {
   return k >= 0 ? texmem_model_op(m, (size_t)k) : NULL;
 }
 
+/* Where output tensor t is stored: t, or the output of the RESHAPE that
+ * reads it alone when that reshape is folded into t's producer
+ * (kernels_conv_fuse.h: into). */
+static int32_t stored_as(const texmem_runtime *rt, int32_t t) {
+  const texmem__fusion *f = rt->fusion;
+  if (!f || t < 0 || (size_t)t >= texmem_model_tensor_count(rt->model)) return t;
+  int32_t p = texmem_model_tensor(rt->model, (size_t)t)->producer;
+  if (p < 0 || f->into[p] < 0) return t;
+  const texmem_op *r = texmem_model_op(rt->model, (size_t)f->into[p]);
+  return r->inputs[0] == t ? r->outputs[0] : t;
+}
+
 /* Builds pass `pass` of operator k's kernel as GL operation n_gl_ops, run
  * in task `task`. */
 static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const texmem_op *op,
@@ -169,7 +181,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
   size_t n_tensors = texmem_model_tensor_count(rt->model);
   for (size_t i = 0; i < kn->n_inputs + kn->n_outputs; i++) {
     bool in = i < kn->n_inputs;
-    int32_t t = in ? kn->inputs[i] : kn->outputs[i - kn->n_inputs];
+    int32_t t = in ? kn->inputs[i] : stored_as(rt, kn->outputs[i - kn->n_inputs]);
     if (t < 0 || (size_t)t >= n_tensors || rt->pool_of[t] == NO_TENSOR)
       return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
                           "operator %zu (%s): %s tensor %d is neither planned nor a graph "

@@ -799,6 +799,43 @@ Test(rt_fusion, reshapes_folded_into_concat) {
   }
 }
 
+/* A RESHAPE to its input's own BHWC shape (a classifier's logits to
+ * (batch, classes)), its input made by a convolution (with a LOGISTIC fused
+ * or not) and read by the reshape alone: the convolution's dispatch stores
+ * the reshape's output, as a graph output or a planned tensor, bit for bit.
+ * Not folded: a reshape to another shape, a reshape whose input is read
+ * twice, the second of two reshapes in a row. */
+Test(rt_fusion, reshape_stored_by_its_producer) {
+  for (int c = 0; c < 6; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t nb = c == 1 ? 2 : 1;
+    int32_t x = input(&b, nb, c < 2 ? 1 : 4, c < 2 ? 1 : 4, 7);
+    int32_t h = conv(&b, x, 1, 1, 6, 0, TEXMEM_ACT_NONE);
+    size_t fused = 0;
+    if (c == 1) {
+      h = ew(&b, TEXMEM_OP_LOGISTIC, h, UNARY, false, TEXMEM_ACT_NONE);
+      fused = 1;
+    }
+    int32_t flat[2] = {nb, 6}, same[4] = {1, 4, 4, 6}, other[3] = {1, 16, 6};
+    int32_t y = c < 2 ? reshape(&b, h, 2, flat) : reshape(&b, h, c == 3 ? 3 : 4, c == 3 ? other : same);
+    if (c == 4) rt_mb_output(&b, h); /* h read twice */
+    if (c == 5) y = reshape(&b, y, 4, same);
+    if (c < 2) { /* y itself the graph output */
+      b.out[b.n_out++] = y;
+      TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
+      g_rs = 1;
+      check_fused(b.m, fused, c ? "logits, LOGISTIC fused, batch 2" : "logits");
+      texmem_model_destroy(b.m);
+    } else {
+      static const char *const what[] = {"4x4x6 planned", "to another shape", "input read twice",
+                                         "two in a row"};
+      g_rs = c == 2 || c == 5 ? 1 : 0;
+      finish(&b, y, 0, what[c - 2]);
+    }
+    g_rs = -1;
+  }
+}
+
 /* The runtime's records against the model's: the convolution's output
  * and, with a second operator (`second`: the output copy, an ADD of zero),
  * the first one's are gone; the last fused operator's output starts at

@@ -175,11 +175,13 @@ typedef struct texmem_runtime_stats {
                                             dispatch and one planned
                                             tensor fewer each; not in
                                             fused) */
-  size_t reshapes_folded;                /* RESHAPEs whose output only a
-                                            CONCATENATION reads, read
-                                            through by it (one dispatch and
-                                            one planned tensor fewer each;
-                                            not in fused) */
+  size_t reshapes_folded;                /* RESHAPEs not run (one dispatch
+                                            and one planned tensor fewer
+                                            each; not in fused): read
+                                            through by the CONCATENATION
+                                            that alone reads them, or, to
+                                            their input's shape, stored by
+                                            the operator making it */
   size_t late_fused;                     /* fused dispatches run in their
                                             first element-wise operator's
                                             task, its tensor operand being
