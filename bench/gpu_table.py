@@ -88,6 +88,7 @@ def compare(path, after):
         ma, mo = (med(x, lambda r: r["latency_ms"]["planned"]) for x in (a, o))
         setting = lambda r: "%s, %s, %s" % (r[0].get("kernels", "?"), r[0].get("fused", "?"),
                                             r[0].get("depthwise_folded", 0) +
+                                            r[0].get("scales_folded", 0) +
                                             r[0].get("reshapes_folded", 0))
         fa = {r.get("outputs_fnv1a") for r in a} - {None}
         fo = {r.get("outputs_fnv1a") for r in o} - {None}

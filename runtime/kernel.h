@@ -78,6 +78,9 @@ typedef struct texmem__kernel {
   /* In: a PAD of rows and columns folded into in_dw: the kernel reads its
    * input, the padding added to the depthwise window's (NULL: none). */
   const texmem_op *in_dw_pad;
+  /* In: a MUL of a tensor by a per-channel one making a 1x1 convolution's
+   * input: the tiled kernel reads both and stages the product (NULL: none). */
+  const texmem_op *in_mul;
   /* In: per model operator, the CONCATENATION reading through it (a
    * RESHAPE folded into it, kernels_conv_fuse.h), else -1; NULL: none
    * folded. */

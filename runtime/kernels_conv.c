@@ -6,6 +6,7 @@
  * tiled op_conv1x1_tiled.comp; everything else op_conv.comp. Pixels run
  * over batch x H x W. Padding, output size and activation follow TFLite. */
 #include <stdio.h>
+#include <string.h>
 
 #include "kernel_env.h"
 #include "kernels_conv_common.h"
@@ -67,6 +68,14 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
   texmem_status s = TEXMEM_STATUS_OK;
   if (out->in_dw && (s = texmem__dw_fold(env, model, out->in_dw, out, defs, sizeof defs, err)))
     return s;
+  if (out->in_mul) {
+    /* The MUL's activation, as uniform sact; its product rounded in fp16. */
+    if ((s = texmem__ku_activation("MUL", out->in_mul->options.activation, out, err))) return s;
+    out->uniforms[out->n_uniforms - 1].name = "sact";
+    size_t len = strlen(defs);
+    snprintf(defs + len, sizeof defs - len, "#define TM_FUSE_SCALE 1\n%s",
+             texmem__kernel_env_half_images(env) ? "#define TM_SC_ROUND 1\n" : "");
+  }
   const uint32_t local[3] = {t.pq * t.sg * t.ks, 1, 1};
   s = texmem__conv_program(env, model, op, "op_conv1x1_tiled.comp", defs, local, out, err);
   if (s) return s;
@@ -103,9 +112,10 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
   bool one = KH == 1 && KW == 1, tiled = one && texmem__kernel_env_tiled(env);
-  if (out->in_dw && (!tiled || o->stride_w != 1 || o->stride_h != 1))
+  if ((out->in_dw || out->in_mul) && (!tiled || o->stride_w != 1 || o->stride_h != 1))
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "%s: a depthwise convolution folds into a tiled 1x1 stride-1 one only",
+                        "%s: a depthwise convolution or MUL folds into a tiled 1x1 stride-1 one "
+                        "only",
                         name);
   uint32_t os = (uint32_t)texmem__ku_slices(O);
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;

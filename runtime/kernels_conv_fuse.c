@@ -210,17 +210,64 @@ static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f
   return q;
 }
 
-/* Depthwise convolutions folded into the 1x1 convolutions that read them. */
+/* The MUL making 1x1 convolution k's input when it folds into k's tiled
+ * kernel (kernels_conv_fuse.h: inmul): k as for a depthwise fold; the MUL
+ * (an activation the kernels apply, nothing fused into it) of a rank-4
+ * float tensor x of its output's shape by a non-constant float one of x's
+ * batch and channels and one pixel, which k's fused operator does not read
+ * (one dispatch binds a tensor once; x it reads through x's binding), its
+ * output read by k alone; -1 otherwise. */
+static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size_t k,
+                            const int32_t *reader) {
+  const texmem_op *c = texmem_model_op(m, k);
+  const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
+  if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
+      w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
+      (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 || f->indw[k] >= 0)
+    return -1;
+  int32_t t = c->inputs[0];
+  const texmem_tensor *tt = tensor_at(m, t);
+  if (!tt || tt->rank != 4 || reader[t] != (int32_t)k) return -1;
+  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_MUL);
+  if (q < 0 || f->head[q] != -1) return -1;
+  const texmem_op *mul = texmem_model_op(m, (size_t)q);
+  if (mul->n_inputs != 2 || !activation_ok(mul->options.activation)) return -1;
+  const texmem_tensor *a = tensor_at(m, mul->inputs[0]), *b = tensor_at(m, mul->inputs[1]);
+  if (!a || !b || !is_float(a) || !is_float(b) || a->rank != 4 || b->rank != 4 ||
+      ((a->flags | b->flags) & TEXMEM_TENSOR_CONSTANT))
+    return -1;
+  int32_t si = mul->inputs[1];
+  if (!same_bhwc(a, tt)) {
+    const texmem_tensor *s = a;
+    a = b;
+    b = s;
+    si = mul->inputs[0];
+  }
+  /* The fused operator may read x (through x's binding), not the scale. */
+  if (!same_bhwc(a, tt) || b->b != a->b || b->h != 1 || b->w != 1 || b->c != a->c ||
+      mul->inputs[0] == mul->inputs[1] || operand_read(m, f, k) == si)
+    return -1;
+  return q;
+}
+
+/* Depthwise convolutions and per-channel MULs folded into the 1x1
+ * convolutions that read them. */
 static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
   for (size_t k = 0; k < f->n_ops; k++) {
     int32_t q = foldable_depthwise(m, f, k, reader);
-    if (q < 0) continue;
+    if (q >= 0) {
+      f->indw[k] = q;
+      f->n_dw++;
+      if (f->inpad[q] >= 0) f->task[f->inpad[q]] = f->task[k]; /* read there now */
+    } else if ((q = foldable_mul(m, f, k, reader)) >= 0) {
+      f->inmul[k] = q;
+      f->n_mul++;
+    } else {
+      continue;
+    }
     f->head[k] = (int32_t)k;
-    f->indw[k] = q;
     f->head[q] = (int32_t)k;
     f->task[q] = f->task[k];
-    if (f->inpad[q] >= 0) f->task[f->inpad[q]] = f->task[k]; /* read there now */
-    f->n_dw++;
   }
 }
 
@@ -346,8 +393,8 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
-/* The per-operator arrays of a fusion, head .. into, one allocation. */
-enum { FUSION_ARRAYS = 10 };
+/* The per-operator arrays of a fusion, head .. inmul, one allocation. */
+enum { FUSION_ARRAYS = 11 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -368,9 +415,10 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->indw = v + 7 * n_ops;
   f->through = v + 8 * n_ops;
   f->into = v + 9 * n_ops;
+  f->inmul = v + 10 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
-    f->indw[k] = f->through[k] = f->into[k] = -1;
+    f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
     f->task[k] = (int32_t)k;
   }
   return f;
@@ -452,7 +500,8 @@ static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of,
   if (f->through[p] >= 0) return true;
   int32_t c = f->head[p];
   return (p == c && f->first[c] >= 0) || (p == f->first[c] && f->second[c] >= 0) ||
-         p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c];
+         p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c] ||
+         p == f->inmul[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
@@ -528,6 +577,7 @@ static texmem_status fused_records(const texmem_model *m, const texmem_record *r
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
   return a->n_fused == b->n_fused && a->n_dw == b->n_dw && a->n_rs == b->n_rs &&
+         a->n_mul == b->n_mul &&
          !memcmp(a->head, b->head, FUSION_ARRAYS * a->n_ops * sizeof *a->head);
 }
 
@@ -556,7 +606,7 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
   for (int l = 0; l < TEXMEM__FUSE_LEVELS && !st; l++) {
     fuse_try *t = &tries[*done];
     st = texmem__fuse_find(m, levels[l] & allow, &t->f, err);
-    if (st || !t->f || !(t->f->n_fused + t->f->n_dw + t->f->n_rs) ||
+    if (st || !t->f || !(t->f->n_fused + t->f->n_dw + t->f->n_rs + t->f->n_mul) ||
         (*done && same_fusion(t->f, tries[*done - 1].f))) {
       try_free(t);
       continue;
@@ -695,8 +745,9 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
       texmem__kernel_ivec4(k, "fpool", po->filter_w, po->filter_h, po->stride_w, po->stride_h);
       texmem__kernel_ivec4(k, "fpoolpad", px, py, 0, 0);
     }
-    /* A folded depthwise convolution's input, bound as x already. */
-    if (k->in_dw && oi == k->inputs[0])
+    /* A folded depthwise convolution's input or MUL's operand, bound as x
+     * already. */
+    if ((k->in_dw || k->in_mul) && oi == k->inputs[0])
       snprintf(defs + strlen(defs), cap - strlen(defs), "#define TM_FUSE_E_IS_X 1\n");
     else
       k->inputs[(*n_in)++] = oi;
@@ -709,7 +760,8 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
 texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,
                                    const texmem_op *op, const char *file, const char *defines,
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err) {
-  static const char *const ins[] = {"x", "e"}, *const outs[] = {"y"};
+  static const char *const outs[] = {"y"};
+  const char *ins[3] = {"x", "e", "e"};
   const char *bufs[TEXMEM__KERNEL_MAX_BUFFERS] = {"w", "b"};
   char defs[512];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
@@ -718,6 +770,13 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
                  : k->in_dw_pad ? k->in_dw_pad->inputs[0]
                  : k->in_dw     ? k->in_dw->inputs[0]
                                 : op->inputs[0];
+  if (k->in_mul) { /* x the MUL's full-shape operand, s its per-channel one */
+    const texmem_op *mul = k->in_mul;
+    bool first = same_bhwc(tensor_at(m, mul->inputs[0]), tensor_at(m, op->inputs[0]));
+    k->inputs[0] = mul->inputs[first ? 0 : 1];
+    k->inputs[n_in] = mul->inputs[first ? 1 : 0];
+    ins[n_in++] = "s";
+  }
   if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
   k->outputs[0] = op->outputs[0];
   const texmem_op *stages[2] = {k->fused, k->fused ? k->fused2 : NULL};

@@ -47,7 +47,11 @@
  * (shaders/depthwise_common.glsl), activated and rounded as its store
  * would, so outputs stay bit for bit; the depthwise output, often the
  * largest tensor at a MobileNet block's peak, is never planned, its input
- * lives until the 1x1's dispatch.
+ * lives until the 1x1's dispatch. Likewise inmul, a MUL of a tensor by a
+ * per-channel one (B x 1 x 1 x C: squeeze-and-excitation's scale) making
+ * the 1x1's input, read by it alone: the kernel reads both operands and
+ * stages their product, activated and rounded as the MUL's store would;
+ * the MUL's output is never planned.
  * Not convolutions: through, per operator, for a RESHAPE whose output only
  * a CONCATENATION reads (and is not a graph output), that concatenation
  * (-1: none). The reshape is not run: the concatenation reads each of the
@@ -66,7 +70,8 @@ typedef struct texmem__fusion {
   size_t n_fused; /* operators run inside a convolution's dispatch */
   size_t n_dw;    /* depthwise convolutions folded into a 1x1 (not in n_fused) */
   size_t n_rs;    /* reshapes read through or stored into (not in n_fused) */
-  int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through, *into;
+  size_t n_mul;   /* per-channel MULs folded into a 1x1 (not in n_fused) */
+  int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through, *into, *inmul;
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:

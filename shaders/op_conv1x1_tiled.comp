@@ -34,6 +34,10 @@
 // activated and rounded as its store would (TM_DW_ROUND: binary16), so
 // the outputs equal the two dispatches' bit for bit. Its weights and bias
 // are the buffer dw.
+// With TM_FUSE_SCALE the input is a MUL's output that is never stored: x
+// its full-shape operand, s its per-channel one (one pixel, x's batch and
+// channels), each staged texel their product, activated (sact) and
+// rounded as the MUL's store would (TM_SC_ROUND: binary16).
 // Shared arrays are the only subscripted objects (shared memory is one
 // per work group, not per thread; see tm_lane in tensor.glsl).
 #include "elementwise.glsl"
@@ -59,6 +63,20 @@ highp vec4 dw_value(highp ivec3 p, highp int zs) {
 #endif
   v = tm_activate(v, dact);
 #ifdef TM_DW_ROUND
+  v = tm_half_rne(v);
+#endif
+  return v;
+}
+#endif
+
+#ifdef TM_FUSE_SCALE
+uniform highp vec4 sact; // the MUL's activation
+
+// The MUL's output at texel p (slice p.z, batch included) as its kernel
+// would have stored it.
+highp vec4 sc_value(highp ivec3 p) {
+  highp vec4 v = tm_activate(x_read(p) * s_read(ivec3(0, 0, p.z)), sact);
+#ifdef TM_SC_ROUND
   v = tm_half_rne(v);
 #endif
   return v;
@@ -128,6 +146,8 @@ highp vec4 fetch_x(highp int e, highp ivec3 src, highp int c, highp int islices)
   highp int s = c * 4 + e / TM_TP;
 #ifdef TM_FUSE_DW
   return s < islices ? dw_value(src + ivec3(0, 0, s), s) : vec4(0.0);
+#elif defined(TM_FUSE_SCALE)
+  return s < islices ? sc_value(src + ivec3(0, 0, s)) : vec4(0.0);
 #else
   return s < islices ? x_read(src + ivec3(0, 0, s)) : vec4(0.0);
 #endif

@@ -109,8 +109,12 @@ static run_result g_last; /* filled by inspect */
 /* Depthwise convolutions the tiled runs fold into 1x1 ones (-1: not
  * asserted; the dispatch and tensor counts still add them up). */
 static long g_dw = -1;
-/* Reshapes read through by a concatenation (-1: not asserted). */
+/* Reshapes read through by a concatenation or stored into (-1: not
+ * asserted). */
 static long g_rs = -1;
+/* Per-channel MULs the tiled runs fold into 1x1 convolutions (-1: not
+ * asserted). */
+static long g_sc = -1;
 /* Only the configurations with the tiled kernels (where depthwise
  * convolutions fold). */
 static bool g_tiled_only = false;
@@ -171,13 +175,16 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
     cr_assert_eq(u.stats.late_fused, 0);
     cr_assert_eq(u.stats.depthwise_folded, 0);
     cr_assert_eq(u.stats.reshapes_folded, 0);
-    size_t dw = a.stats.depthwise_folded, rs = a.stats.reshapes_folded;
-    if (d.kernels != TEXMEM_KERNELS_TILED) cr_assert_eq(dw, 0, "%s", label);
+    cr_assert_eq(u.stats.scales_folded, 0);
+    size_t dw = a.stats.depthwise_folded, rs = a.stats.reshapes_folded, sc = a.stats.scales_folded;
+    if (d.kernels != TEXMEM_KERNELS_TILED) cr_assert_eq(dw + sc, 0, "%s", label);
     else if (g_dw >= 0)
       cr_assert_eq(dw, (size_t)g_dw, "%s: %zu depthwise folded, expected %ld", label, dw, g_dw);
+    if (d.kernels == TEXMEM_KERNELS_TILED && g_sc >= 0)
+      cr_assert_eq(sc, (size_t)g_sc, "%s: %zu MULs folded, expected %ld", label, sc, g_sc);
     if (g_rs >= 0)
       cr_assert_eq(rs, (size_t)g_rs, "%s: %zu reshapes folded, expected %ld", label, rs, g_rs);
-    dw += rs; /* each one dispatch and one planned tensor, as a fused operator */
+    dw += rs + sc; /* each one dispatch and one planned tensor, as a fused operator */
     cr_assert_eq(a.dispatches + fused + dw, u.dispatches,
                  "%s: %llu dispatches fused, %llu unfused, %zu depthwise and reshapes folded",
                  label, (unsigned long long)a.dispatches, (unsigned long long)u.dispatches, dw);
@@ -797,6 +804,57 @@ Test(rt_fusion, reshapes_folded_into_concat) {
     finish(&b, y, 0, what[c]);
     g_rs = -1;
   }
+}
+
+/* Squeeze-and-excitation: a MUL of x by a per-channel scale (1 pixel,
+ * x's batch and channels) read by a 1x1 convolution alone folds into the
+ * tiled kernel, which stages the product rounded as the MUL's store would:
+ * channels a multiple of 4 and not, batch 2, the scale first or second, an
+ * activation on the MUL, a residual ADD after the 1x1 reading x or not;
+ * bit for bit against unfused. Not folded: the MUL's output read twice, a
+ * scale of several pixels, a 1x1 of stride 2. */
+typedef struct sc_case {
+  int32_t batch, h, w, c, cout;
+  bool scale_first, relu, residual_x;
+  int folded; /* -1: the MUL's output read twice, -2: a 2-pixel scale, -3: stride 2 */
+} sc_case;
+
+static void check_scale_fold(const sc_case *sc) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, sc->batch, sc->h, sc->w, sc->c);
+  int32_t sh = sc->folded == -2 ? sc->h : 1;
+  int32_t s = input(&b, sc->batch, sh, 1, sc->c); /* -2: broadcast along x only */
+  int32_t prod[4] = {sc->batch, sc->h, sc->w, sc->c}, t = rt_mb_tensor(&b, 4, prod);
+  int32_t ins[2] = {sc->scale_first ? s : x, sc->scale_first ? x : s};
+  texmem_op_options o = texmem_op_options_default();
+  o.activation = sc->relu ? TEXMEM_ACT_RELU6 : TEXMEM_ACT_NONE;
+  rt_mb_op(&b, TEXMEM_OP_MUL, ins, 2, t, &o);
+  int32_t y = conv(&b, t, 1, sc->folded == -3 ? 2 : 1, sc->cout, 0, TEXMEM_ACT_NONE);
+  size_t fused = COPY;
+  if (sc->residual_x) {
+    y = ew(&b, TEXMEM_OP_ADD, y, x, false, TEXMEM_ACT_NONE);
+    fused++;
+  }
+  if (sc->folded == -1) rt_mb_output(&b, t);
+  char what[128];
+  snprintf(what, sizeof what, "x %dx%dx%dx%d * scale%s -> 1x1 %d%s%s, case %d", sc->batch, sc->h,
+           sc->w, sc->c, sc->scale_first ? " (first)" : "", sc->cout, sc->relu ? ", RELU6" : "",
+           sc->residual_x ? ", + x" : "", sc->folded);
+  g_sc = sc->folded > 0 ? 1 : 0;
+  g_tiled_only = true;
+  finish(&b, y, fused, what);
+  g_sc = -1;
+  g_tiled_only = false;
+}
+
+Test(rt_fusion, scale_folded_into_1x1) {
+  const sc_case cases[] = {
+      {1, 9, 7, 16, 12, false, false, false, 1}, {1, 6, 8, 13, 20, true, true, false, 1},
+      {2, 5, 6, 24, 24, false, false, true, 1},  {1, 4, 5, 150, 24, true, false, false, 1},
+      {1, 6, 6, 12, 12, false, false, true, 1},  {1, 6, 6, 12, 8, false, false, false, -1},
+      {1, 6, 6, 12, 8, false, false, false, -2}, {1, 6, 6, 12, 8, false, false, false, -3},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_scale_fold(&cases[i]);
 }
 
 /* A RESHAPE to its input's own BHWC shape (a classifier's logits to

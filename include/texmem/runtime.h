@@ -175,6 +175,11 @@ typedef struct texmem_runtime_stats {
                                             dispatch and one planned
                                             tensor fewer each; not in
                                             fused) */
+  size_t scales_folded;                  /* MULs by a per-channel tensor
+                                            (squeeze-and-excitation's
+                                            scale) computed in the tiled
+                                            1x1 convolution reading them
+                                            (as depthwise_folded) */
   size_t reshapes_folded;                /* RESHAPEs not run (one dispatch
                                             and one planned tensor fewer
                                             each; not in fused): read
