@@ -30,9 +30,9 @@
 #            fastest's)
 #   kernels  `--kernels portable` on three models, then `--unfused` on four
 #            (beside the default bench: the tiled 1x1 kernel's gain, fusion's
-#            and the depthwise fold's, and whether fused outputs equal
-#            unfused ones on this driver, by outputs_fnv1a; kernels.jsonl,
-#            unfused.jsonl)
+#            and the folds' (depthwise, scales, reshapes), and whether fused
+#            outputs equal unfused ones on this driver, by outputs_fnv1a;
+#            kernels.jsonl, unfused.jsonl)
 #   tests    last, the GL test programs that need no Node, 8 at a time, in
 #            what is left (a cold driver compiles each test's programs)
 # Phases start by 20, 30, 45, 55, 60, 68, 72 and 76% of the deadline; the tests take the
@@ -112,7 +112,8 @@ for m in builtin .gpu/models/pose_detection.tflite .gpu/models/selfie_segmentati
   [ "$(el)" -lt $((end * 72 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/kernels.jsonl" "$B/texmem" "$m" fp16 --runs 21 --kernels portable
 done
-for m in builtin .gpu/models/palm_detection_lite.tflite .gpu/models/face_landmark.tflite \
+for m in builtin .gpu/models/palm_detection_lite.tflite \
+         .gpu/models/selfie_segmentation_landscape.tflite \
          .gpu/models/face_detection_full_range.tflite; do
   [ "$(el)" -lt $((end * 76 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/unfused.jsonl" "$B/texmem" "$m" fp16 --runs 21 --unfused
