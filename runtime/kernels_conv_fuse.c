@@ -442,6 +442,30 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
   join(f, k, reader[t2], task);
 }
 
+/* FULLY_CONNECTED layers (rows along the input's channels: op_fc.comp)
+ * whose output one unary element-wise operator alone reads, once (a
+ * classifier's LOGISTIC): the operator runs in the layer's dispatch. */
+static void fuse_fully_connected(const texmem_model *m, texmem__fusion *f,
+                                 const int32_t *reader) {
+  for (size_t k = 0; k < f->n_ops; k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    if (op->type != TEXMEM_OP_FULLY_CONNECTED || op->n_inputs < 2 || op->n_outputs != 1 ||
+        f->head[k] != -1)
+      continue;
+    int32_t t = op->outputs[0], oi;
+    const texmem_tensor *tt = tensor_at(m, t), *x = tensor_at(m, op->inputs[0]);
+    const texmem_tensor *w = tensor_at(m, op->inputs[1]);
+    if (!tt || !x || !w || w->rank != 2 || (uint32_t)w->shape[1] != x->c ||
+        !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k ||
+        f->head[reader[t]] != -1 ||
+        !elementwise_on(m, texmem_model_op(m, (size_t)reader[t]), t, &oi) || oi >= 0)
+      continue;
+    f->head[k] = (int32_t)k;
+    f->first[k] = reader[t];
+    join(f, k, reader[t], (int32_t)k);
+  }
+}
+
 texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__fusion **out,
                                 texmem_error *err) {
   *out = NULL;
@@ -475,6 +499,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
         continue;
       fuse_group(m, f, reader, k, k2, pad, pool, at_k2);
     }
+  fuse_fully_connected(m, f, reader);
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
   if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader);
   if (allow & TEXMEM__FUSE_RESHAPE) {
@@ -792,6 +817,19 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   k->n_outputs = 1;
   return texmem__kernel_program_defines(env, file, defs, ins, n_in, outs, 1, bufs, k->n_buffers,
                                         local, &k->program, err);
+}
+
+texmem_status texmem__fuse_unary_stage(texmem__kernel_env *env, const texmem_model *m,
+                                       const texmem_op *op, texmem__kernel *k, char *defs,
+                                       size_t cap, texmem_error *err) {
+  if (!k->fused) return TEXMEM_STATUS_OK;
+  if (texmem__ew_unary_kind(k->fused->type) < 0 || k->fused2)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "%s: only a unary operator fuses into it", texmem_op_type_name(op->type));
+  size_t n_in = k->n_inputs;
+  texmem_status s = bind_fused(env, m, op->outputs[0], k->fused, 0, k, defs, cap, &n_in, err);
+  if (!s) k->outputs[0] = k->fused->outputs[0];
+  return s;
 }
 
 void texmem__pad_before(const texmem_model *m, const texmem_op *pad, int32_t *pl, int32_t *pt) {

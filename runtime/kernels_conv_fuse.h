@@ -1,5 +1,6 @@
 /* Fusion of an element-wise operator into the convolution before it: a
- * CONV_2D or DEPTHWISE_CONV_2D whose output only that operator reads
+ * CONV_2D or DEPTHWISE_CONV_2D (or, for a unary operator, a
+ * FULLY_CONNECTED) whose output only that operator reads
  * (unary RELU, RELU6, LOGISTIC, HARD_SWISH, TANH, LEAKY_RELU; binary ADD,
  * MUL, SUB, DIV, MAXIMUM, MINIMUM, PRELU with a constant or with a tensor
  * of the same shape) runs as one
@@ -122,6 +123,14 @@ texmem_status texmem__fuse_plan(const texmem_model *m, bool fold_depthwise,
                                 texmem__fusion **fusion, texmem_record **rec,
                                 int32_t **tensor_of, size_t *n, const texmem_plan_desc *pd,
                                 texmem_plan **plan, texmem_error *err);
+
+/* The defines (appended to defs) and uniforms of a unary operator fused
+ * after a kernel that ends in conv_common.glsl's output stage but binds its
+ * own images (op_fc.comp: k->fused; none: nothing to do), k->outputs[0]
+ * then its output; a fused operator of another kind: INVALID_ARGUMENT. */
+texmem_status texmem__fuse_unary_stage(texmem__kernel_env *env, const texmem_model *m,
+                                       const texmem_op *op, texmem__kernel *k, char *defs,
+                                       size_t cap, texmem_error *err);
 
 /* Adds the rows and columns a folded PAD (k->in_pad, k->in_dw_pad; NULL:
  * none) puts before its input to a window's padding *pl, *pt: what the

@@ -5,8 +5,11 @@
  * dimension (the usual case) rows are whole texel runs (op_fc.comp, 4x4
  * vec4 blocks); otherwise each element is gathered (op_fc_gather.comp).
  * One invocation per output texel, flat 64-wide work groups: outputs are
- * often 1x1 spatially with many slices. */
+ * often 1x1 spatially with many slices. A unary operator alone reading the
+ * output runs in the same dispatch (kernels_conv_fuse.h). */
+#include "kernel_env.h"
 #include "kernels_conv_common.h"
+#include "kernels_conv_fuse.h"
 
 texmem_status texmem__kernel_fully_connected(texmem__kernel_env *env, const texmem_model *model,
                                              const texmem_op *op, texmem__kernel *out,
@@ -56,13 +59,15 @@ texmem_status texmem__kernel_fully_connected(texmem__kernel_env *env, const texm
 
   static const char *const ins[] = {"x"}, *const outs[] = {"y"}, *const bufs[] = {"w", "b"};
   const uint32_t local[3] = {64, 1, 1};
-  if ((s = texmem__kernel_program(env, rowwise ? "op_fc.comp" : "op_fc_gather.comp", ins, 1, outs,
-                                  1, bufs, 2, local, &out->program, err)))
-    return s;
+  char defs[256] = "";
   out->inputs[0] = op->inputs[0];
   out->n_inputs = 1;
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
+  if ((s = texmem__fuse_unary_stage(env, model, op, out, defs, sizeof defs, err))) return s;
+  if ((s = texmem__kernel_program_defines(env, rowwise ? "op_fc.comp" : "op_fc_gather.comp", defs,
+                                          ins, 1, outs, 1, bufs, 2, local, &out->program, err)))
+    return s;
   if (rowwise)
     texmem__kernel_ivec4(out, "fc", (int32_t)is, (int32_t)os, 0, 0);
   else

@@ -3,9 +3,12 @@
 // product over the row's slices. w: per (output slice, input slice) 4 vec4
 // (input channel lane k -> 4 output channels); b: bias vec4 per slice.
 // Output texel -> row: rows are the output's (b, h, w) in order, and the
-// same row's texel in the input is at its (w, h, b).
+// same row's texel in the input is at its (w, h, b). The output stage is
+// the convolutions' (conv_common.glsl): the activation, and a unary
+// operator fused after the layer (a classifier's LOGISTIC).
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 fc; // input slices, output slices, 0, 0
-uniform highp vec4 act; // clamp min, clamp max, tanh if > 0
 
 void main() {
   highp int i = int(gl_GlobalInvocationID.x);
@@ -23,6 +26,5 @@ void main() {
     acc += v.x * w_at(wi) + v.y * w_at(wi + 1) + v.z * w_at(wi + 2) + v.w * w_at(wi + 3);
     wi += 4;
   }
-  acc = clamp(acc, act.x, act.y);
-  y_write(p, act.z > 0.0 ? tanh(acc) : acc);
+  y_write(p, conv_value(p, s, acc));
 }

@@ -2,8 +2,9 @@
 // C, e.g. a flattened HxWxC input): each row element is gathered from its
 // own texel. w: one vec4 (4 output channels) per (output slice, depth
 // element); b: bias vec4 per slice. Output texel -> row as op_fc.comp.
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 fc; // input channels C, output slices, depth, 0
-uniform highp vec4 act; // clamp min, clamp max, tanh if > 0
 
 void main() {
   highp int i = int(gl_GlobalInvocationID.x);
@@ -22,6 +23,5 @@ void main() {
     highp int x = t % is.x, y = (t / is.x) % is.y, bb = t / (is.x * is.y);
     acc += tm_lane(x_read(ivec3(x, y, bb * islices + c / 4)), c % 4) * w_at(wi + k);
   }
-  acc = clamp(acc, act.x, act.y);
-  y_write(p, act.z > 0.0 ? tanh(acc) : acc);
+  y_write(p, conv_value(p, s, acc));
 }

@@ -857,6 +857,41 @@ Test(rt_fusion, scale_folded_into_1x1) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_scale_fold(&cases[i]);
 }
 
+/* FULLY_CONNECTED of x (rows of its last `depth` values) to n outputs. */
+static int32_t fully_connected(rt_mb *b, int32_t x, int32_t depth, int32_t n, int32_t rows) {
+  int32_t ws[2] = {n, depth}, bs = n, ys[2] = {rows, n};
+  int32_t w = constant(b, 2, ws, -0.5f, 0.5f), bias = constant(b, 1, &bs, -0.5f, 0.5f);
+  int32_t y = rt_mb_tensor(b, 2, ys), ins[3] = {x, w, bias};
+  rt_mb_op(b, TEXMEM_OP_FULLY_CONNECTED, ins, 3, y, NULL);
+  return y;
+}
+
+/* A classifier's head: a unary operator alone reading a FULLY_CONNECTED
+ * layer's output runs in its dispatch (op_fc.comp's output stage is the
+ * convolutions'), bit for bit, 1 to 3 rows, 1 to 63 outputs. Not fused: a
+ * binary operator after it, its output read twice, rows that cut across
+ * the input's channels (op_fc_gather.comp). */
+Test(rt_fusion, unary_after_fully_connected) {
+  static const texmem_op_type after[] = {TEXMEM_OP_LOGISTIC, TEXMEM_OP_HARD_SWISH,
+                                         TEXMEM_OP_RELU,     TEXMEM_OP_TANH,
+                                         TEXMEM_OP_ADD,      TEXMEM_OP_LOGISTIC,
+                                         TEXMEM_OP_LOGISTIC};
+  for (int c = 0; c < 7; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t rows = c == 1 ? 3 : 1, n = c == 2 ? 63 : c == 0 ? 1 : 10;
+    int32_t xs[4] = {rows, 1, c == 6 ? 2 : 1, 12};
+    int32_t x = rt_mb_input(&b, c == 6 ? 4 : 2, c == 6 ? xs : (int32_t[]){rows, 12});
+    int32_t y = fully_connected(&b, x, c == 6 ? 6 : 12, n, c == 6 ? 4 : rows);
+    if (c == 5) rt_mb_output(&b, y); /* read twice */
+    y = after[c] == TEXMEM_OP_ADD ? ew(&b, TEXMEM_OP_ADD, y, b.zero, false, TEXMEM_ACT_NONE)
+                                  : ew(&b, after[c], y, UNARY, false, TEXMEM_ACT_NONE);
+    static const char *const what[] = {"LOGISTIC", "HARD_SWISH, 3 rows", "RELU, 63 outputs",
+                                       "TANH", "ADD of a constant", "read twice",
+                                       "rows across channels"};
+    finish(&b, y, c < 4 ? 1 : 0, what[c]);
+  }
+}
+
 /* A RESHAPE to its input's own BHWC shape (a classifier's logits to
  * (batch, classes)), its input made by a convolution (with a LOGISTIC fused
  * or not) and read by the reshape alone: the convolution's dispatch stores
