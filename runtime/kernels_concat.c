@@ -165,14 +165,25 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
     imgs[i - first] = (int32_t)img;
   }
   int32_t first_start = seg_start(&g, first);
+  /* Segments read through a reshape: any, all, all of them aligned (their
+   * channels and their inputs' multiples of 4: a texel from one texel). */
+  bool thru = false, all = true, aligned4 = true;
+  for (size_t i = first; i <= last; i++) {
+    int32_t cs = chans[i - first], seg_c = comp == 3 ? ends[i] - seg_start(&g, i) : (int32_t)c;
+    thru = thru || cs;
+    all = all && cs;
+    aligned4 = aligned4 && (!cs || ((cs | seg_c) & 3) == 0);
+  }
   free(ends);
   if (s) return s;
 
   static const char *const names[MAX_SEGMENTS] = {"in0", "in1", "in2", "in3",
                                                   "in4", "in5", "in6", "in7"};
   static const char *const outs[] = {"dst"};
-  char defines[32];
-  snprintf(defines, sizeof defines, "#define TM_N %zu\n", out->n_inputs);
+  char defines[128];
+  snprintf(defines, sizeof defines, "#define TM_N %zu\n%s%s%s", out->n_inputs,
+           thru ? "#define TM_THRU 1\n" : "", thru && all ? "#define TM_THRU_ALL 1\n" : "",
+           thru && aligned4 ? "#define TM_THRU_ALIGNED 1\n" : "");
   s = texmem__kernel_program_defines(env, "op_concat.comp", defines, names, out->n_inputs, outs, 1,
                                      NULL, 0, NULL, &out->program, err);
   if (s) return s;
@@ -187,7 +198,9 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
                        (int32_t)(last - first + 1),
                        (int32_t)c, comp == 3 && aligned ? 1 : 0);
   texmem__kernel_ivec4(out, "range", lo, hi, first_start, 0);
-  texmem__kernel_ivec4(out, "thru0", chans[0], chans[1], chans[2], chans[3]);
-  texmem__kernel_ivec4(out, "thru1", chans[4], chans[5], chans[6], chans[7]);
+  if (thru) {
+    texmem__kernel_ivec4(out, "thru0", chans[0], chans[1], chans[2], chans[3]);
+    texmem__kernel_ivec4(out, "thru1", chans[4], chans[5], chans[6], chans[7]);
+  }
   return TEXMEM_STATUS_OK;
 }

@@ -6,13 +6,19 @@
 // positions (texels along channels) in [range.x, range.y) of the axis. Unaligned channel concatenation reads each lane on its own.
 // Batch b of a tensor with S slices is at z = b*S + s; along x or y every
 // input has the output's slices, along channels segment s has
-// ceil(its channels / 4). thru[s] > 0: segment s is a RESHAPE's output
-// that is never stored; its image is the reshape's input, of thru[s]
-// channels, and each element is read where the dense BHWC order puts it
-// (as op_reshape.comp reads it).
+// ceil(its channels / 4). With TM_THRU, thru[s] > 0: segment s is a
+// RESHAPE's output that is never stored; its image is the reshape's input,
+// of thru[s] channels, and each element is read where the dense BHWC order
+// puts it (as op_reshape.comp reads it). TM_THRU_ALL: every segment is;
+// TM_THRU_ALIGNED: every one's channels and its input's are multiples of
+// 4, so a texel's lanes are one texel of the input. Both are compile-time,
+// so a CPU driver, which runs every side of a branch it cannot prove
+// uniform, reads once a texel.
 uniform highp ivec4 ends0, ends1;
 uniform highp ivec4 imgs0, imgs1;
+#ifdef TM_THRU
 uniform highp ivec4 thru0, thru1;
+#endif
 uniform highp ivec4 cfg;
 uniform highp ivec4 range;
 uniform highp vec4 act; // clamp min, clamp max, tanh if > 0
@@ -42,6 +48,7 @@ highp vec4 rd(highp int i, highp ivec3 q) {
   return in0_read(q);
 }
 
+#ifdef TM_THRU
 highp ivec3 shp(highp int i) {
 #if TM_N > 1
   if (i == 1) return in1_shape();
@@ -67,25 +74,44 @@ highp ivec3 shp(highp int i) {
   return in0_shape();
 }
 
+highp int seg_thru(highp int s) { return s < 4 ? tm_ilane(thru0, s) : tm_ilane(thru1, s - 4); }
+#endif
+
 highp int seg_end(highp int s) { return s < 4 ? tm_ilane(ends0, s) : tm_ilane(ends1, s - 4); }
 highp int seg_img(highp int s) { return s < 4 ? tm_ilane(imgs0, s) : tm_ilane(imgs1, s - 4); }
-highp int seg_thru(highp int s) { return s < 4 ? tm_ilane(thru0, s) : tm_ilane(thru1, s - 4); }
 
-// Element e, in dense BHWC order, of image i holding cs channels.
-highp float element(highp int i, highp int cs, highp int e) {
+#ifdef TM_THRU
+// The texel of image i (cs channels) holding element e in dense BHWC order.
+highp vec4 src_texel(highp int i, highp int cs, highp int e) {
   highp ivec3 is = shp(i);
   highp int plane = is.x * is.y, ci = e % cs, t = e / cs, b = t / plane, r = t - b * plane;
-  return tm_lane(rd(i, ivec3(r % is.x, r / is.x, b * ((cs + 3) >> 2) + (ci >> 2))), ci & 3);
+  return rd(i, ivec3(r % is.x, r / is.x, b * ((cs + 3) >> 2) + (ci >> 2)));
 }
+
+highp float element(highp int i, highp int cs, highp int e) {
+  return tm_lane(src_texel(i, cs, e), (e % cs) & 3);
+}
+
+#endif
 
 // Texel q of segment s, whose tensor has w x h pixels of c channels.
 highp vec4 seg_texel(highp int s, highp ivec3 q, highp int w, highp int h, highp int c) {
+#ifndef TM_THRU
+  return rd(seg_img(s), q);
+#else
   highp int cs = seg_thru(s), i = seg_img(s);
+#ifndef TM_THRU_ALL
   if (cs == 0) return rd(i, q);
+#endif
   highp int sl = (c + 3) >> 2, b = q.z / sl, c0 = 4 * (q.z - b * sl);
   highp int e = ((b * h + q.y) * w + q.x) * c + c0;
+#ifdef TM_THRU_ALIGNED
+  return src_texel(i, cs, e);
+#else
   return vec4(element(i, cs, e), c0 + 1 < c ? element(i, cs, e + 1) : 0.0,
               c0 + 2 < c ? element(i, cs, e + 2) : 0.0, c0 + 3 < c ? element(i, cs, e + 3) : 0.0);
+#endif
+#endif
 }
 
 // Output channel c (< cfg.z) of pixel xy in batch ob, read from its segment.
@@ -96,11 +122,14 @@ highp float channel(highp ivec2 xy, highp int ob, highp int c) {
     start = seg_end(s);
     s++;
   }
-  highp int k = c - start, sc = seg_end(s) - start, cs = seg_thru(s);
+  highp int k = c - start, sc = seg_end(s) - start;
+#ifdef TM_THRU
+  highp int cs = seg_thru(s);
   if (cs > 0) {
     highp ivec3 os = dst_shape();
     return element(seg_img(s), cs, ((ob * os.y + xy.y) * os.x + xy.x) * sc + k);
   }
+#endif
   highp int z = ob * ((sc + 3) >> 2) + (k >> 2);
   return tm_lane(rd(seg_img(s), ivec3(xy, z)), k & 3);
 }
