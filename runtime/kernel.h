@@ -63,6 +63,9 @@ typedef struct texmem__kernel {
   /* In: a second element-wise operator, fused after `fused` (NULL: none);
    * the kernel then writes its output. */
   const texmem_op *fused2;
+  /* In: with fused2, store fused's output too (image y1): other operators
+   * read it. */
+  bool fused_keep;
   /* In: a PAD (zeros after the channels) making `fused`'s tensor operand:
    * the kernel reads the PAD's input instead (NULL: none). */
   const texmem_op *fused_pad;

@@ -374,15 +374,17 @@ static bool fusable_second(const texmem_model *m, size_t k3, int32_t t2) {
   return (o->flags & TEXMEM_TENSOR_CONSTANT) && constant_fits(o, tt);
 }
 
-/* The one operator reading each tensor once (-1: none or several). */
+/* The one operator reading each tensor once (-1: none, -2: several) at
+ * reader[t]; the first operator reading it at reader[n_tensors + t]. */
 static void single_readers(const texmem_model *m, int32_t *reader, size_t n_tensors) {
-  for (size_t i = 0; i < n_tensors; i++) reader[i] = -1;
+  for (size_t i = 0; i < 2 * n_tensors; i++) reader[i] = -1;
   for (size_t k = 0; k < texmem_model_op_count(m); k++) {
     const texmem_op *op = texmem_model_op(m, k);
     for (size_t j = 0; j < op->n_inputs; j++) {
       int32_t t = op->inputs[j];
       if (t < 0 || (size_t)t >= n_tensors) continue;
       reader[t] = reader[t] == -1 ? (int32_t)k : -2;
+      if (reader[n_tensors + t] == -1) reader[n_tensors + t] = (int32_t)k;
     }
   }
 }
@@ -393,8 +395,8 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
-/* The per-operator arrays of a fusion, head .. inmul, one allocation. */
-enum { FUSION_ARRAYS = 11 };
+/* The per-operator arrays of a fusion, head .. keep, one allocation. */
+enum { FUSION_ARRAYS = 12 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -416,17 +418,22 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->through = v + 8 * n_ops;
   f->into = v + 9 * n_ops;
   f->inmul = v + 10 * n_ops;
+  f->keep = v + 11 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
     f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
+    f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
   return f;
 }
 
-/* Convolution k's fused operators (first k2), and where they run. */
+/* Convolution k's fused operators (first k2), and where they run. A
+ * second operator joins them when it reads the first one's output alone,
+ * or (keep) is the first of several to read it: that output is then stored
+ * too (hand_recrop's PRELU after a residual ADD that a pool reads too). */
 static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
-                       size_t k2, int32_t pad, int32_t pool, bool late) {
+                       size_t k2, int32_t pad, int32_t pool, bool late, bool keep) {
   int32_t task = late ? (int32_t)k2 : (int32_t)k;
   f->head[k] = (int32_t)k;
   f->task[k] = task;
@@ -437,9 +444,14 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
   f->pool[k] = pool;
   if (pool >= 0) join(f, k, pool, task);
   int32_t t2 = texmem_model_op(m, k2)->outputs[0];
-  if (reader[t2] <= (int32_t)k2 || !fusable_second(m, (size_t)reader[t2], t2)) return;
-  f->second[k] = reader[t2];
-  join(f, k, reader[t2], task);
+  size_t n_tensors = texmem_model_tensor_count(m);
+  bool several = reader[t2] == -2 && keep;
+  int32_t k3 = several ? reader[n_tensors + t2] : reader[t2];
+  if (k3 <= (int32_t)k2 || f->head[k3] != -1 || !fusable_second(m, (size_t)k3, t2)) return;
+  f->second[k] = k3;
+  f->keep[k] = several;
+  f->n_kept += several;
+  join(f, k, k3, task);
 }
 
 /* FULLY_CONNECTED layers (rows along the input's channels: op_fc.comp)
@@ -472,7 +484,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
   size_t n_ops = texmem_model_op_count(m), n_tensors = texmem_model_tensor_count(m);
   if (!n_ops) return TEXMEM_STATUS_OK;
   texmem__fusion *f = fusion_new(n_ops);
-  int32_t *reader = malloc((n_tensors ? n_tensors : 1) * sizeof *reader);
+  int32_t *reader = malloc((n_tensors ? 2 * n_tensors : 1) * sizeof *reader);
   if (!f || !reader) {
     texmem__fusion_destroy(f);
     free(reader);
@@ -497,7 +509,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
       size_t k2 = (size_t)reader[t];
       if (!fusable(m, k, k2, t, reader, allow, &pad, &pool, &at_k2) || at_k2 != (late != 0))
         continue;
-      fuse_group(m, f, reader, k, k2, pad, pool, at_k2);
+      fuse_group(m, f, reader, k, k2, pad, pool, at_k2, (allow & TEXMEM__FUSE_KEEP) != 0);
     }
   fuse_fully_connected(m, f, reader);
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
@@ -524,7 +536,8 @@ static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of,
   if (p < 0 || f->head[p] < 0) return false;
   if (f->through[p] >= 0) return true;
   int32_t c = f->head[p];
-  return (p == c && f->first[c] >= 0) || (p == f->first[c] && f->second[c] >= 0) ||
+  return (p == c && f->first[c] >= 0) ||
+         (p == f->first[c] && f->second[c] >= 0 && !f->keep[c]) ||
          p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c] ||
          p == f->inmul[c];
 }
@@ -602,7 +615,7 @@ static texmem_status fused_records(const texmem_model *m, const texmem_record *r
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
   return a->n_fused == b->n_fused && a->n_dw == b->n_dw && a->n_rs == b->n_rs &&
-         a->n_mul == b->n_mul &&
+         a->n_mul == b->n_mul && a->n_kept == b->n_kept &&
          !memcmp(a->head, b->head, FUSION_ARRAYS * a->n_ops * sizeof *a->head);
 }
 
@@ -624,8 +637,8 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
     ALL = TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN
   };
   static const unsigned levels[TEXMEM__FUSE_LEVELS] = {
-      ALL | TEXMEM__FUSE_DW, ALL, TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN,
-      TEXMEM__FUSE_PAD | IN, 0};
+      ALL | TEXMEM__FUSE_DW | TEXMEM__FUSE_KEEP, ALL | TEXMEM__FUSE_DW, ALL,
+      TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | IN, TEXMEM__FUSE_PAD | IN, 0};
   texmem_status st = TEXMEM_STATUS_OK;
   *done = 0;
   for (int l = 0; l < TEXMEM__FUSE_LEVELS && !st; l++) {
@@ -785,7 +798,7 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
 texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,
                                    const texmem_op *op, const char *file, const char *defines,
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err) {
-  static const char *const outs[] = {"y"};
+  static const char *const outs[] = {"y", "y1"};
   const char *ins[3] = {"x", "e", "e"};
   const char *bufs[TEXMEM__KERNEL_MAX_BUFFERS] = {"w", "b"};
   char defs[512];
@@ -815,8 +828,12 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   }
   k->n_inputs = n_in;
   k->n_outputs = 1;
-  return texmem__kernel_program_defines(env, file, defs, ins, n_in, outs, 1, bufs, k->n_buffers,
-                                        local, &k->program, err);
+  if (k->fused_keep && stages[1]) { /* the first operator's output, stored too */
+    k->outputs[k->n_outputs++] = stages[0]->outputs[0];
+    snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_FUSE_KEEP 1\n");
+  }
+  return texmem__kernel_program_defines(env, file, defs, ins, n_in, outs, k->n_outputs, bufs,
+                                        k->n_buffers, local, &k->program, err);
 }
 
 texmem_status texmem__fuse_unary_stage(texmem__kernel_env *env, const texmem_model *m,

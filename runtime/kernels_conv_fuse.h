@@ -7,7 +7,9 @@
  * dispatch, and the convolution's output is never stored or planned. A
  * second operator reading only that operator's output (unary, or binary
  * with a constant: the PRELU or RELU after a residual ADD) joins the same
- * dispatch, and the first one's output is not stored either.
+ * dispatch, and the first one's output is not stored either; when other
+ * operators read it too and the second is the first of them, the same
+ * dispatch stores it beside the second's (keep).
  * The fused program applies the operator to the value the convolution
  * would have stored (binary16-rounded in fp16 runs), with the operator's
  * own shader code (shaders/elementwise.glsl), so its outputs equal the
@@ -72,7 +74,10 @@ typedef struct texmem__fusion {
   size_t n_dw;    /* depthwise convolutions folded into a 1x1 (not in n_fused) */
   size_t n_rs;    /* reshapes read through or stored into (not in n_fused) */
   size_t n_mul;   /* per-channel MULs folded into a 1x1 (not in n_fused) */
+  size_t n_kept;  /* first fused operators whose output is stored all the same */
   int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through, *into, *inmul;
+  int32_t *keep; /* per convolution: 1 when its first operator's output, which other
+                    operators read too, is stored beside the second's */
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
@@ -83,10 +88,11 @@ enum {
   TEXMEM__FUSE_POOL = 4,
   TEXMEM__FUSE_INPAD = 8,
   TEXMEM__FUSE_DW = 16,
-  TEXMEM__FUSE_RESHAPE = 32
+  TEXMEM__FUSE_RESHAPE = 32,
+  TEXMEM__FUSE_KEEP = 64
 };
 /* How many fusions texmem__fuse_plan tries. */
-enum { TEXMEM__FUSE_LEVELS = 5 };
+enum { TEXMEM__FUSE_LEVELS = 6 };
 
 /* The fusion of m's operators into convolutions, as `allow` (a set of
  * TEXMEM__FUSE_*) lets it. *out is owned by the caller
@@ -106,7 +112,10 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
                                    texmem_error *err);
 
 /* Plans with pd: on entry *rec, *tensor_of (*n of them) are the model's
- * records. Tries the fusion with late dispatches and folded PADs and
+ * records. Tries the fusion with everything (kept first outputs too: the
+ * second operator's output then lives beside the convolution's inputs),
+ * then without kept outputs, then the fusion with late dispatches and
+ * folded PADs and
  * pools (input PADs and reshapes read through in every try but the last) and, with fold_depthwise
  * (the tiled 1x1 kernel runs), folded depthwise convolutions, then the
  * same without them, then without folded pools,

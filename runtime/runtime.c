@@ -156,6 +156,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
   if (f && f->head[k] == (int32_t)k) {
     kn->fused = op_or_null(rt->model, f->first[k]);
     kn->fused2 = op_or_null(rt->model, f->second[k]);
+    kn->fused_keep = f->keep[k] != 0;
     kn->fused_pad = op_or_null(rt->model, f->pad[k]);
     kn->fused_pool = op_or_null(rt->model, f->pool[k]);
     kn->in_pad = op_or_null(rt->model, f->inpad[k]);
@@ -387,6 +388,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
                                      &rt->tensor_of, &rt->n_records, &pd, &rt->plan, err);
   if (rt->fusion) {
     rt->stats.fused = rt->fusion->n_fused;
+    rt->stats.fused_kept = rt->fusion->n_kept;
     rt->stats.depthwise_folded = rt->fusion->n_dw;
     rt->stats.reshapes_folded = rt->fusion->n_rs;
     rt->stats.scales_folded = rt->fusion->n_mul;

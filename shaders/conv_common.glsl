@@ -106,9 +106,9 @@ highp vec4 conv_fused_binary(highp int op, bool swapped, bool th, highp vec4 v, 
   return th ? tm_activate(v, a) : clamp(v, a.x, a.y);
 }
 
-// The value stored at output texel p (slice zs within its batch) for the
-// accumulated sum v.
-highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
+// The value of the first fused operator (or the convolution's, activated)
+// at output texel p (slice zs within its batch) for the accumulated sum v.
+highp vec4 conv_value1(highp ivec3 p, highp int zs, highp vec4 v) {
   v = tm_activate(v, act);
 #if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST)
 #ifdef TM_ROUND_HALF
@@ -132,6 +132,12 @@ highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
 #endif
   v = tm_mask_pad(v, zs, fchannels);
 #endif
+  return v;
+}
+
+// The value stored at output texel p for v1, conv_value1's: the second
+// fused operator's, if any.
+highp vec4 conv_value2(highp ivec3 p, highp int zs, highp vec4 v) {
 #if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST)
   // The second operator sees the first one's output as stored: rounded.
 #ifdef TM_ROUND_HALF
@@ -149,7 +155,19 @@ highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
   return v;
 }
 
-void conv_write(highp ivec3 p, highp int zs, highp vec4 v) { y_write(p, conv_value(p, zs, v)); }
+highp vec4 conv_value(highp ivec3 p, highp int zs, highp vec4 v) {
+  return conv_value2(p, zs, conv_value1(p, zs, v));
+}
+
+// Stores output texel p; with TM_FUSE_KEEP the first fused operator's
+// output too (y1), which other operators read.
+void conv_write(highp ivec3 p, highp int zs, highp vec4 v) {
+  v = conv_value1(p, zs, v);
+#ifdef TM_FUSE_KEEP
+  y1_write(p, v);
+#endif
+  y_write(p, conv_value2(p, zs, v));
+}
 
 // Stores the 4 slices (s0 .. s0+3, those below the output's) of flat
 // output pixel k (over batch * W * H), if it exists.

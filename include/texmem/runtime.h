@@ -169,6 +169,12 @@ typedef struct texmem_runtime_stats {
                                             pools folded into a fused read
                                             (each one dispatch and one
                                             planned tensor fewer) */
+  size_t fused_kept;                     /* of those, operators whose
+                                            output the dispatch stores all
+                                            the same (other operators read
+                                            it; a second operator after it
+                                            joined the dispatch): one
+                                            dispatch fewer, no tensor */
   size_t depthwise_folded;               /* DEPTHWISE_CONV_2Ds computed in
                                             the tiled 1x1 convolution that
                                             reads their output (one

@@ -637,9 +637,10 @@ static void print_json(const bench *b, uint64_t peak_rss) {
          ps->tiled ? "tiled" : "portable", (unsigned)o->split);
   for (unsigned k = 0, n = 0; k < 5; k++)
     if (ps->conv1x1_splits >> k & 1u) printf("%s%u", n++ ? ", " : "", 1u << k);
-  printf("],\n  \"fused\": %zu,\n  \"depthwise_folded\": %zu,\n  \"scales_folded\": %zu,\n"
-         "  \"reshapes_folded\": %zu,\n  \"late_fused\": %zu,\n",
-         ps->fused, ps->depthwise_folded, ps->scales_folded, ps->reshapes_folded, ps->late_fused);
+  printf("],\n  \"fused\": %zu,\n  \"fused_kept\": %zu,\n  \"depthwise_folded\": %zu,\n"
+         "  \"scales_folded\": %zu,\n  \"reshapes_folded\": %zu,\n  \"late_fused\": %zu,\n",
+         ps->fused, ps->fused_kept, ps->depthwise_folded, ps->scales_folded, ps->reshapes_folded,
+         ps->late_fused);
   printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
