@@ -179,6 +179,25 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
   }
 }
 
+/* The input of operator k when the tiled 1x1 kernel may compute it while
+ * staging (a folded depthwise convolution or MUL): k a 1x1 stride-1
+ * CONV_2D run by itself or with its own fused operators, no input PAD or
+ * other fold taken, its input a rank-4 tensor it alone reads; -1
+ * otherwise. */
+static int32_t staged_input(const texmem_model *m, const texmem__fusion *f, size_t k,
+                            const int32_t *reader) {
+  const texmem_op *c = texmem_model_op(m, k);
+  const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
+  if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
+      w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
+      (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 || f->indw[k] >= 0 ||
+      f->inmul[k] >= 0)
+    return -1;
+  int32_t t = c->inputs[0];
+  const texmem_tensor *tt = tensor_at(m, t);
+  return tt && tt->rank == 4 && reader[t] == (int32_t)k ? t : -1;
+}
+
 /* The DEPTHWISE_CONV_2D making 1x1 convolution k's input when it folds
  * into k's tiled kernel (kernels_conv_fuse.h): k a 1x1 stride-1 CONV_2D
  * run by itself or with its own fused operators; the depthwise one of
@@ -189,15 +208,9 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
  * too: BlazeFace's shortcut; the dispatch binds it once); -1 otherwise. */
 static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f, size_t k,
                                   const int32_t *reader) {
-  const texmem_op *c = texmem_model_op(m, k);
-  const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
-  if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
-      w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
-      (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0)
-    return -1;
-  int32_t t = c->inputs[0];
+  int32_t t = staged_input(m, f, k, reader);
+  if (t < 0) return -1;
   const texmem_tensor *tt = tensor_at(m, t);
-  if (!tt || tt->rank != 4 || reader[t] != (int32_t)k) return -1;
   int32_t q = sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D);
   if (q < 0 || (f->head[q] != -1 && (f->head[q] != q || f->first[q] >= 0))) return -1;
   const texmem_op *d = texmem_model_op(m, (size_t)q);
@@ -219,15 +232,9 @@ static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f
  * output read by k alone; -1 otherwise. */
 static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size_t k,
                             const int32_t *reader) {
-  const texmem_op *c = texmem_model_op(m, k);
-  const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
-  if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
-      w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
-      (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 || f->indw[k] >= 0)
-    return -1;
-  int32_t t = c->inputs[0];
+  int32_t t = staged_input(m, f, k, reader);
+  if (t < 0) return -1;
   const texmem_tensor *tt = tensor_at(m, t);
-  if (!tt || tt->rank != 4 || reader[t] != (int32_t)k) return -1;
   int32_t q = sole_producer(m, t, reader, TEXMEM_OP_MUL);
   if (q < 0 || f->head[q] != -1) return -1;
   const texmem_op *mul = texmem_model_op(m, (size_t)q);
@@ -271,15 +278,23 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
   }
 }
 
+/* Operator k when it is of `type` with at least n_in inputs and one
+ * output, in no dispatch but its own yet; NULL otherwise. */
+static const texmem_op *unclaimed(const texmem_model *m, const texmem__fusion *f, size_t k,
+                                  texmem_op_type type, size_t n_in) {
+  const texmem_op *op = texmem_model_op(m, k);
+  return op->type == type && op->n_inputs >= n_in && op->n_outputs == 1 && f->head[k] == -1
+             ? op
+             : NULL;
+}
+
 /* RESHAPEs folded into the CONCATENATION reading them: a float reshape of
  * a non-constant tensor with as many elements, its output an intermediate
  * one the concatenation alone reads, once (see kernels_conv_fuse.h). */
 static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
   for (size_t r = 0; r < f->n_ops; r++) {
-    const texmem_op *op = texmem_model_op(m, r);
-    if (op->type != TEXMEM_OP_RESHAPE || op->n_inputs < 1 || op->n_outputs != 1 ||
-        f->head[r] != -1)
-      continue;
+    const texmem_op *op = unclaimed(m, f, r, TEXMEM_OP_RESHAPE, 1);
+    if (!op) continue;
     int32_t t = op->outputs[0];
     const texmem_tensor *x = tensor_at(m, op->inputs[0]), *y = tensor_at(m, t);
     if (!x || !y || !is_float(x) || !is_float(y) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
@@ -302,10 +317,8 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
 static void fold_identity_reshapes(const texmem_model *m, texmem__fusion *f,
                                    const int32_t *reader) {
   for (size_t r = 0; r < f->n_ops; r++) {
-    const texmem_op *op = texmem_model_op(m, r);
-    if (op->type != TEXMEM_OP_RESHAPE || op->n_inputs < 1 || op->n_outputs != 1 ||
-        f->head[r] != -1)
-      continue;
+    const texmem_op *op = unclaimed(m, f, r, TEXMEM_OP_RESHAPE, 1);
+    if (!op) continue;
     int32_t t = op->inputs[0];
     const texmem_tensor *x = tensor_at(m, t), *y = tensor_at(m, op->outputs[0]);
     if (!x || !y || !is_float(x) || !is_float(y) || !same_bhwc(x, y) || x->producer < 0 ||
@@ -460,10 +473,8 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
 static void fuse_fully_connected(const texmem_model *m, texmem__fusion *f,
                                  const int32_t *reader) {
   for (size_t k = 0; k < f->n_ops; k++) {
-    const texmem_op *op = texmem_model_op(m, k);
-    if (op->type != TEXMEM_OP_FULLY_CONNECTED || op->n_inputs < 2 || op->n_outputs != 1 ||
-        f->head[k] != -1)
-      continue;
+    const texmem_op *op = unclaimed(m, f, k, TEXMEM_OP_FULLY_CONNECTED, 2);
+    if (!op) continue;
     int32_t t = op->outputs[0], oi;
     const texmem_tensor *tt = tensor_at(m, t), *x = tensor_at(m, op->inputs[0]);
     const texmem_tensor *w = tensor_at(m, op->inputs[1]);
