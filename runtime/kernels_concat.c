@@ -153,10 +153,17 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
     return s;
   }
   int32_t seg_ends[MAX_SEGMENTS] = {0}, imgs[MAX_SEGMENTS] = {0}, chans[MAX_SEGMENTS] = {0};
+  /* Segments read through a reshape: any, all, all of them aligned (their
+   * channels and their inputs' multiples of 4: a texel from one texel). */
+  bool thru = false, all = true, aligned4 = true;
   for (size_t i = first; i <= last && !s; i++) {
     seg_ends[i - first] = ends[i];
-    int32_t t = op->inputs[i];
-    s = read_through(name, model, out, t, &t, &chans[i - first], err);
+    int32_t t = op->inputs[i], *cs = &chans[i - first];
+    s = read_through(name, model, out, t, &t, cs, err);
+    int32_t seg_c = comp == 3 ? ends[i] - seg_start(&g, i) : (int32_t)c;
+    thru = thru || *cs;
+    all = all && *cs;
+    aligned4 = aligned4 && (!*cs || ((*cs | seg_c) & 3) == 0);
     /* Bind each distinct tensor once. */
     size_t img = out->n_inputs;
     for (size_t k = 0; k < out->n_inputs; k++)
@@ -165,15 +172,6 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
     imgs[i - first] = (int32_t)img;
   }
   int32_t first_start = seg_start(&g, first);
-  /* Segments read through a reshape: any, all, all of them aligned (their
-   * channels and their inputs' multiples of 4: a texel from one texel). */
-  bool thru = false, all = true, aligned4 = true;
-  for (size_t i = first; i <= last; i++) {
-    int32_t cs = chans[i - first], seg_c = comp == 3 ? ends[i] - seg_start(&g, i) : (int32_t)c;
-    thru = thru || cs;
-    all = all && cs;
-    aligned4 = aligned4 && (!cs || ((cs | seg_c) & 3) == 0);
-  }
   free(ends);
   if (s) return s;
 

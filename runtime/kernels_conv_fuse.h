@@ -149,8 +149,10 @@ void texmem__pad_before(const texmem_model *m, const texmem_op *pad, int32_t *pl
 /* The program of a convolution kernel (op_conv*.comp, op_depthwise*.comp,
  * whose output stage is shaders/conv_common.glsl) with `defines` (may be
  * NULL) and its bindings: input image x (a folded PAD's or depthwise
- * convolution's input; and e, a fused operator's tensor operand), output y
- * (the last fused operator's output when k->fused), buffers w and b as
+ * convolution's input, or a folded MUL's full-shape operand, then s its
+ * per-channel one; and e, a fused operator's tensor operand), output y
+ * (the last fused operator's output when k->fused; y1 the first one's when
+ * k->fused_keep), buffers w and b as
  * texmem__conv_upload left them (dw, a folded depthwise convolution's,
  * third; and f, g: the fused operators' constants). */
 texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,

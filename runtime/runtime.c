@@ -165,7 +165,6 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
     kn->in_mul = op_or_null(rt->model, f->inmul[k]);
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
-  kn->op = k;
   if (st) {
     texmem__prefix(err, "operator %zu (%s): ", k, name ? name : "?");
     return st;
