@@ -72,6 +72,9 @@ typedef struct texmem__kernel {
   /* In: a MAX_POOL_2D making that operand, or the PAD's input: the kernel
    * reads the pool's input and takes the window's maximum (NULL: none). */
   const texmem_op *fused_pool;
+  /* In: a RESIZE_BILINEAR making that operand: the kernel reads the
+   * resize's input and interpolates it (NULL: none). */
+  const texmem_op *fused_rsz;
   /* In: a PAD of zero rows and columns making the convolution's input: the
    * kernel reads the PAD's input, its padding added (NULL: none). */
   const texmem_op *in_pad;
@@ -84,6 +87,9 @@ typedef struct texmem__kernel {
   /* In: a MUL of a tensor by a per-channel one making a 1x1 convolution's
    * input: the tiled kernel reads both and stages the product (NULL: none). */
   const texmem_op *in_mul;
+  /* In: a RESIZE_BILINEAR making a 1x1 convolution's input: the tiled
+   * kernel reads its input and interpolates it (NULL: none). */
+  const texmem_op *in_rsz;
   /* In: per model operator, the CONCATENATION reading through it (a
    * RESHAPE folded into it, kernels_conv_fuse.h), else -1; NULL: none
    * folded. */
@@ -161,6 +167,11 @@ texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
 /* The padding before a pool's window (left, top) on input x, as TFLite
  * places it (kernels_pool.c). */
 void texmem__pool_pads(const texmem_op *op, const texmem_tensor *x, int32_t *px, int32_t *py);
+
+/* A RESIZE_BILINEAR's scale uniform (shaders/bilinear.glsl) for input x
+ * and output y, computed in fp32 as TFLite does (kernels_resize.c). */
+void texmem__resize_scale(const texmem_op *op, const texmem_tensor *x, const texmem_tensor *y,
+                          float scale[4]);
 
 /* A PAD's zeros added before and after each BHWC component of its input
  * (rank r as written), from its options or its int32 constant input

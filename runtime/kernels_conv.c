@@ -112,10 +112,11 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
   bool one = KH == 1 && KW == 1, tiled = one && texmem__kernel_env_tiled(env);
-  if ((out->in_dw || out->in_mul) && (!tiled || o->stride_w != 1 || o->stride_h != 1))
+  if ((out->in_dw || out->in_mul || out->in_rsz) &&
+      (!tiled || o->stride_w != 1 || o->stride_h != 1))
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "%s: a depthwise convolution or MUL folds into a tiled 1x1 stride-1 one "
-                        "only",
+                        "%s: a depthwise convolution, MUL or resize folds into a tiled 1x1 "
+                        "stride-1 one only",
                         name);
   uint32_t os = (uint32_t)texmem__ku_slices(O);
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;

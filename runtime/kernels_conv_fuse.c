@@ -124,6 +124,22 @@ static int32_t foldable_pool(const texmem_model *m, int32_t o, const int32_t *re
   return q;
 }
 
+/* The RESIZE_BILINEAR making tensor o when its reader may read through it
+ * (see kernels_conv_fuse.h): as sole_producer, options the kernel runs,
+ * its input a float rank-4 non-constant tensor of o's batch and channels;
+ * -1 otherwise. */
+static int32_t foldable_resize(const texmem_model *m, int32_t o, const int32_t *reader) {
+  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_RESIZE_BILINEAR);
+  if (q < 0) return -1;
+  const texmem_op *r = texmem_model_op(m, (size_t)q);
+  const texmem_tensor *x = tensor_at(m, r->inputs[0]), *ot = tensor_at(m, o);
+  if (!x || !is_float(x) || !is_float(ot) || x->rank != 4 || ot->rank != 4 ||
+      (x->flags & TEXMEM_TENSOR_CONSTANT) || x->b != ot->b || x->c != ot->c ||
+      (r->options.align_corners && r->options.half_pixel_centers))
+    return -1;
+  return q;
+}
+
 /* Operator j joins convolution k's dispatch at `task`. */
 static void join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
   f->head[j] = (int32_t)k;
@@ -160,6 +176,7 @@ static int32_t operand_read(const texmem_model *m, const texmem__fusion *f, size
   if (f->first[k] < 0) return -1;
   if (f->pool[k] >= 0) return texmem_model_op(m, (size_t)f->pool[k])->inputs[0];
   if (f->pad[k] >= 0) return texmem_model_op(m, (size_t)f->pad[k])->inputs[0];
+  if (f->rsz[k] >= 0) return texmem_model_op(m, (size_t)f->rsz[k])->inputs[0];
   const texmem_op *e = texmem_model_op(m, (size_t)f->first[k]);
   int32_t t = texmem_model_op(m, k)->outputs[0];
   if (e->n_inputs != 2) return -1;
@@ -191,7 +208,7 @@ static int32_t staged_input(const texmem_model *m, const texmem__fusion *f, size
   if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
       w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
       (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 || f->indw[k] >= 0 ||
-      f->inmul[k] >= 0)
+      f->inmul[k] >= 0 || f->inrsz[k] >= 0)
     return -1;
   int32_t t = c->inputs[0];
   const texmem_tensor *tt = tensor_at(m, t);
@@ -257,9 +274,24 @@ static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size
   return q;
 }
 
-/* Depthwise convolutions and per-channel MULs folded into the 1x1
+/* The RESIZE_BILINEAR making 1x1 convolution k's input when it folds into
+ * k's tiled kernel (kernels_conv_fuse.h: inrsz): k as for a depthwise
+ * fold, the resize as foldable_resize, its input not what k's fused
+ * operator reads (one dispatch binds a tensor once); -1 otherwise. */
+static int32_t foldable_input_resize(const texmem_model *m, const texmem__fusion *f, size_t k,
+                                     const int32_t *reader) {
+  int32_t t = staged_input(m, f, k, reader);
+  int32_t q = t >= 0 ? foldable_resize(m, t, reader) : -1;
+  if (q < 0 || f->head[q] != -1 ||
+      texmem_model_op(m, (size_t)q)->inputs[0] == operand_read(m, f, k))
+    return -1;
+  return q;
+}
+
+/* Depthwise convolutions, per-channel MULs and resizes folded into the 1x1
  * convolutions that read them. */
-static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
+static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32_t *reader,
+                           unsigned allow) {
   for (size_t k = 0; k < f->n_ops; k++) {
     int32_t q = foldable_depthwise(m, f, k, reader);
     if (q >= 0) {
@@ -269,6 +301,9 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
     } else if ((q = foldable_mul(m, f, k, reader)) >= 0) {
       f->inmul[k] = q;
       f->n_mul++;
+    } else if (allow & TEXMEM__FUSE_RESIZE && (q = foldable_input_resize(m, f, k, reader)) >= 0) {
+      f->inrsz[k] = q;
+      f->n_rsz++;
     } else {
       continue;
     }
@@ -336,19 +371,25 @@ static void fold_identity_reshapes(const texmem_model *m, texmem__fusion *f,
   }
 }
 
+/* The operators a fused operand is read through (-1: none), and whether
+ * what is read is computed after the convolution. */
+typedef struct operand_folds {
+  int32_t pad, pool, rsz;
+  bool late;
+} operand_folds;
+
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, read as it is, or (as `allow` lets) through the
- * channel PAD making it (*pad) and the max pool making that (*pool). What
- * is read is never the convolution's own input (one dispatch binds a
- * texture once). *late: what is read is computed after k. */
+ * channel PAD making it (pad) and the max pool making that (pool), or
+ * through the bilinear resize making it (rsz). What is read is never the
+ * convolution's own input (one dispatch binds a texture once). */
 static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const int32_t *reader,
-                    unsigned allow, int32_t *pad, int32_t *pool, bool *late) {
+                    unsigned allow, operand_folds *fo) {
   const texmem_op *c = texmem_model_op(m, k);
   const texmem_tensor *tt = tensor_at(m, t);
   int32_t oi;
-  *pad = *pool = -1;
-  *late = false;
+  *fo = (operand_folds){-1, -1, -1, false};
   if (!tt || tt->rank != 4 || !elementwise_on(m, texmem_model_op(m, k2), t, &oi)) return false;
   if (oi < 0) return true;
   const texmem_tensor *o = tensor_at(m, oi);
@@ -359,16 +400,23 @@ static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const
   int32_t q = allow & TEXMEM__FUSE_PAD ? foldable_pad(m, oi, reader) : -1;
   int32_t src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
   if (q >= 0 && src != c->inputs[0]) {
-    *pad = q;
+    fo->pad = q;
     oi = src;
   }
   q = allow & TEXMEM__FUSE_POOL ? foldable_pool(m, oi, reader) : -1;
   src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
   if (q >= 0 && src != c->inputs[0]) {
-    *pool = q;
+    fo->pool = q;
     oi = src;
   }
-  *late = tensor_at(m, oi)->producer > (int32_t)k;
+  q = allow & TEXMEM__FUSE_RESIZE && fo->pad < 0 && fo->pool < 0 ? foldable_resize(m, oi, reader)
+                                                                  : -1;
+  src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
+  if (q >= 0 && src != c->inputs[0]) {
+    fo->rsz = q;
+    oi = src;
+  }
+  fo->late = tensor_at(m, oi)->producer > (int32_t)k;
   return oi != c->inputs[0];
 }
 
@@ -408,8 +456,8 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
-/* The per-operator arrays of a fusion, head .. keep, one allocation. */
-enum { FUSION_ARRAYS = 12 };
+/* The per-operator arrays of a fusion, head .. inrsz, one allocation. */
+enum { FUSION_ARRAYS = 14 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -432,9 +480,11 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->into = v + 9 * n_ops;
   f->inmul = v + 10 * n_ops;
   f->keep = v + 11 * n_ops;
+  f->rsz = v + 12 * n_ops;
+  f->inrsz = v + 13 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
-    f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
+    f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = f->rsz[k] = f->inrsz[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
@@ -446,16 +496,22 @@ static texmem__fusion *fusion_new(size_t n_ops) {
  * or (keep) is the first of several to read it: that output is then stored
  * too (hand_recrop's PRELU after a residual ADD that a pool reads too). */
 static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
-                       size_t k2, int32_t pad, int32_t pool, bool late, bool keep) {
-  int32_t task = late ? (int32_t)k2 : (int32_t)k;
+                       size_t k2, const operand_folds *fo, bool keep) {
+  int32_t task = fo->late ? (int32_t)k2 : (int32_t)k;
   f->head[k] = (int32_t)k;
   f->task[k] = task;
   f->first[k] = (int32_t)k2;
   join(f, k, (int32_t)k2, task);
-  f->pad[k] = pad;
-  if (pad >= 0) join(f, k, pad, task);
-  f->pool[k] = pool;
-  if (pool >= 0) join(f, k, pool, task);
+  f->pad[k] = fo->pad;
+  if (fo->pad >= 0) join(f, k, fo->pad, task);
+  f->pool[k] = fo->pool;
+  if (fo->pool >= 0) join(f, k, fo->pool, task);
+  f->rsz[k] = fo->rsz;
+  if (fo->rsz >= 0) { /* not run, as a folded depthwise convolution: not in n_fused */
+    f->head[fo->rsz] = (int32_t)k;
+    f->task[fo->rsz] = task;
+    f->n_rsz++;
+  }
   int32_t t2 = texmem_model_op(m, k2)->outputs[0];
   size_t n_tensors = texmem_model_tensor_count(m);
   bool several = reader[t2] == -2 && keep;
@@ -511,20 +567,19 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
       if ((op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
           op->n_outputs != 1 || f->head[k] != -1)
         continue;
-      int32_t t = op->outputs[0], pad, pool;
-      bool at_k2;
+      int32_t t = op->outputs[0];
+      operand_folds fo;
       const texmem_tensor *tt = tensor_at(m, t);
       if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k ||
           f->head[reader[t]] != -1)
         continue;
       size_t k2 = (size_t)reader[t];
-      if (!fusable(m, k, k2, t, reader, allow, &pad, &pool, &at_k2) || at_k2 != (late != 0))
-        continue;
-      fuse_group(m, f, reader, k, k2, pad, pool, at_k2, (allow & TEXMEM__FUSE_KEEP) != 0);
+      if (!fusable(m, k, k2, t, reader, allow, &fo) || fo.late != (late != 0)) continue;
+      fuse_group(m, f, reader, k, k2, &fo, (allow & TEXMEM__FUSE_KEEP) != 0);
     }
   fuse_fully_connected(m, f, reader);
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
-  if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader);
+  if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader, allow);
   if (allow & TEXMEM__FUSE_RESHAPE) {
     fold_reshapes(m, f, reader);
     fold_identity_reshapes(m, f, reader);
@@ -539,7 +594,7 @@ static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
 
 /* Whether tensor `of`, made by operator p, is never stored: a fused
  * convolution's output, a first fused operator's with a second after it,
- * a folded PAD's, pool's, depthwise convolution's or reshape's, the input
+ * a folded PAD's, pool's, depthwise convolution's, resize's or reshape's, the input
  * of a reshape p stores into. */
 static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of, int32_t p) {
   if (p >= 0 && f->into[p] >= 0 && texmem_model_op(m, (size_t)f->into[p])->inputs[0] == of)
@@ -550,7 +605,7 @@ static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of,
   return (p == c && f->first[c] >= 0) ||
          (p == f->first[c] && f->second[c] >= 0 && !f->keep[c]) ||
          p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c] ||
-         p == f->inmul[c];
+         p == f->inmul[c] || p == f->rsz[c] || p == f->inrsz[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
@@ -626,7 +681,7 @@ static texmem_status fused_records(const texmem_model *m, const texmem_record *r
 
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
   return a->n_fused == b->n_fused && a->n_dw == b->n_dw && a->n_rs == b->n_rs &&
-         a->n_mul == b->n_mul && a->n_kept == b->n_kept &&
+         a->n_mul == b->n_mul && a->n_kept == b->n_kept && a->n_rsz == b->n_rsz &&
          !memcmp(a->head, b->head, FUSION_ARRAYS * a->n_ops * sizeof *a->head);
 }
 
@@ -644,7 +699,7 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
                                 const int32_t *tensor_of, size_t n, texmem_plan_kind kind,
                                 fuse_try *tries, size_t *done, texmem_error *err) {
   enum {
-    IN = TEXMEM__FUSE_INPAD | TEXMEM__FUSE_RESHAPE,
+    IN = TEXMEM__FUSE_INPAD | TEXMEM__FUSE_RESHAPE | TEXMEM__FUSE_RESIZE,
     ALL = TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN
   };
   static const unsigned levels[TEXMEM__FUSE_LEVELS] = {
@@ -655,7 +710,7 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
   for (int l = 0; l < TEXMEM__FUSE_LEVELS && !st; l++) {
     fuse_try *t = &tries[*done];
     st = texmem__fuse_find(m, levels[l] & allow, &t->f, err);
-    if (st || !t->f || !(t->f->n_fused + t->f->n_dw + t->f->n_rs + t->f->n_mul) ||
+    if (st || !t->f || !(t->f->n_fused + t->f->n_dw + t->f->n_rs + t->f->n_mul + t->f->n_rsz) ||
         (*done && same_fusion(t->f, tries[*done - 1].f))) {
       try_free(t);
       continue;
@@ -794,6 +849,15 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
       texmem__kernel_ivec4(k, "fpool", po->filter_w, po->filter_h, po->stride_w, po->stride_h);
       texmem__kernel_ivec4(k, "fpoolpad", px, py, 0, 0);
     }
+    if (stage == 0 && k->fused_rsz) {
+      /* The resize's input, interpolated. */
+      float sc[4];
+      oi = k->fused_rsz->inputs[0];
+      texmem__resize_scale(k->fused_rsz, tensor_at(m, oi), tensor_at(m, k->fused_rsz->outputs[0]),
+                           sc);
+      snprintf(defs + strlen(defs), cap - strlen(defs), "#define TM_FUSE_RESIZE 1\n");
+      texmem__kernel_vec4(k, "frs", sc[0], sc[1], sc[2], sc[3]);
+    }
     /* A folded depthwise convolution's input or MUL's operand, bound as x
      * already. */
     if ((k->in_dw || k->in_mul) && oi == k->inputs[0])
@@ -812,13 +876,26 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   static const char *const outs[] = {"y", "y1"};
   const char *ins[3] = {"x", "e", "e"};
   const char *bufs[TEXMEM__KERNEL_MAX_BUFFERS] = {"w", "b"};
-  char defs[512];
+  char defs[768];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
   size_t n_in = 1;
   k->inputs[0] = k->in_pad       ? k->in_pad->inputs[0]
                  : k->in_dw_pad ? k->in_dw_pad->inputs[0]
                  : k->in_dw     ? k->in_dw->inputs[0]
+                 : k->in_rsz    ? k->in_rsz->inputs[0]
                                 : op->inputs[0];
+  if (k->in_rsz || k->fused_rsz) /* a resize's store rounds in fp16 */
+    snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "%s",
+             texmem__kernel_env_half_images(env) ? "#define TM_RS_ROUND 1\n" : "");
+  if (k->in_rsz) { /* xr the resize's input, x read through it */
+    float sc[4];
+    const texmem_tensor *r = tensor_at(m, op->inputs[0]);
+    texmem__resize_scale(k->in_rsz, tensor_at(m, k->inputs[0]), r, sc);
+    ins[0] = "xr";
+    snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_X_RESIZE 1\n");
+    texmem__kernel_vec4(k, "xrs", sc[0], sc[1], sc[2], sc[3]);
+    texmem__kernel_ivec4(k, "xrout", (int32_t)r->w, (int32_t)r->h, 0, 0);
+  }
   if (k->in_mul) { /* x the MUL's full-shape operand, s its per-channel one */
     const texmem_op *mul = k->in_mul;
     bool first = same_bhwc(tensor_at(m, mul->inputs[0]), tensor_at(m, op->inputs[0]));

@@ -54,7 +54,15 @@
  * per-channel one (B x 1 x 1 x C: squeeze-and-excitation's scale) making
  * the 1x1's input, read by it alone: the kernel reads both operands and
  * stages their product, activated and rounded as the MUL's store would;
- * the MUL's output is never planned.
+ * the MUL's output is never planned. Likewise inrsz, a RESIZE_BILINEAR
+ * making the 1x1's input, read by it alone: the kernel reads the resize's
+ * input and stages each texel interpolated as op_resize.comp computes it
+ * (shaders/bilinear.glsl, the same code), rounded as its store would; the
+ * resized tensor, four times its input for a 2x upsampling, is never
+ * planned. And rsz, per convolution, a RESIZE_BILINEAR making the first
+ * fused operator's tensor operand, read by it alone (a feature pyramid's
+ * upsampled coarse level added to a finer one): the dispatch reads the
+ * resize's input and interpolates it there, with every kernel set.
  * Not convolutions: through, per operator, for a RESHAPE whose output only
  * a CONCATENATION reads (and is not a graph output), that concatenation
  * (-1: none). The reshape is not run: the concatenation reads each of the
@@ -75,13 +83,16 @@ typedef struct texmem__fusion {
   size_t n_rs;    /* reshapes read through or stored into (not in n_fused) */
   size_t n_mul;   /* per-channel MULs folded into a 1x1 (not in n_fused) */
   size_t n_kept;  /* first fused operators whose output is stored all the same */
+  size_t n_rsz;   /* resizes read through by a convolution (not in n_fused) */
   int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through, *into, *inmul;
   int32_t *keep; /* per convolution: 1 when its first operator's output, which other
                     operators read too, is stored beside the second's */
+  int32_t *rsz, *inrsz;
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
- * run a dispatch late, fold PADs, pools, depthwise convolutions, reshapes. */
+ * run a dispatch late, fold PADs, pools, depthwise convolutions, reshapes,
+ * resizes. */
 enum {
   TEXMEM__FUSE_LATE = 1,
   TEXMEM__FUSE_PAD = 2,
@@ -89,7 +100,8 @@ enum {
   TEXMEM__FUSE_INPAD = 8,
   TEXMEM__FUSE_DW = 16,
   TEXMEM__FUSE_RESHAPE = 32,
-  TEXMEM__FUSE_KEEP = 64
+  TEXMEM__FUSE_KEEP = 64,
+  TEXMEM__FUSE_RESIZE = 128
 };
 /* How many fusions texmem__fuse_plan tries. */
 enum { TEXMEM__FUSE_LEVELS = 6 };
@@ -115,10 +127,10 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
  * records. Tries the fusion with everything (kept first outputs too: the
  * second operator's output then lives beside the convolution's inputs),
  * then without kept outputs, then the fusion with late dispatches and
- * folded PADs and
- * pools (input PADs and reshapes read through in every try but the last) and, with fold_depthwise
- * (the tiled 1x1 kernel runs), folded depthwise convolutions, then the
- * same without them, then without folded pools,
+ * folded PADs and pools (input PADs, reshapes and resizes read through in
+ * every try but the last) and, with fold_depthwise (the tiled 1x1 kernel
+ * runs), folded depthwise convolutions, then the same without them, then
+ * without folded pools,
  * then without late dispatches, then without folded PADs, and keeps the
  * first whose plan is no larger than the model's records allow at best
  * (their max_live), else the first no larger than the model's records'

@@ -163,6 +163,8 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
     kn->in_dw = op_or_null(rt->model, f->indw[k]);
     kn->in_dw_pad = f->indw[k] >= 0 ? op_or_null(rt->model, f->inpad[f->indw[k]]) : NULL;
     kn->in_mul = op_or_null(rt->model, f->inmul[k]);
+    kn->in_rsz = op_or_null(rt->model, f->inrsz[k]);
+    kn->fused_rsz = op_or_null(rt->model, f->rsz[k]);
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   if (st) {
@@ -391,6 +393,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
     rt->stats.depthwise_folded = rt->fusion->n_dw;
     rt->stats.reshapes_folded = rt->fusion->n_rs;
     rt->stats.scales_folded = rt->fusion->n_mul;
+    rt->stats.resizes_folded = rt->fusion->n_rsz;
     for (size_t k = 0; k < n_ops; k++)
       rt->stats.late_fused += rt->fusion->head[k] == (int32_t)k && rt->fusion->task[k] > (int32_t)k;
   }

@@ -1,14 +1,16 @@
 // Shared by the convolution shaders (op_conv*.comp, op_depthwise*.comp),
-// included after elementwise.glsl: the batch split, the 1x1 kernels' pixel
-// addressing and the output stage. The output stage applies the
+// included after elementwise.glsl and bilinear.glsl: the batch split, the
+// 1x1 kernels' pixel addressing, an input read through a folded resize
+// (TM_X_RESIZE) and the output stage. The output stage applies the
 // convolution's fused activation and, in a fused program, the
 // element-wise operator that followed the convolution in the model
 // (runtime/kernels_conv_fuse.c): TM_FUSE_UNARY (tm_unary kind TM_FUSE_OP),
 // TM_FUSE_IMAGE (tm_binary mode TM_FUSE_OP with the image `e`, same shape
 // as the output; with TM_FUSE_PAD the input of a PAD that made it, fewer
 // channels, zeros read past them; with TM_FUSE_POOL the input of a
-// MAX_POOL that made it or the PAD's input, each window's maximum read)
-// or TM_FUSE_CONST (the same with the SSBO `f`, broadcast by fbc from dims
+// MAX_POOL that made it or the PAD's input, each window's maximum read;
+// with TM_FUSE_RESIZE the input of a RESIZE_BILINEAR that made it,
+// interpolated as bilinear.glsl does) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast by fbc from dims
 // fdim as op_binary.comp reads its constant).
 // TM_FUSE_SWAP: the convolution's output was the operator's second
 // operand; TM_FUSE_TANH: the operator's own activation ends in tanh. A
@@ -34,6 +36,9 @@ uniform highp int fslices; // the slices of e, a PAD's input (zeros past them)
 #ifdef TM_FUSE_POOL
 uniform highp ivec4 fpool;    // e is a MAX_POOL's input: filter w, h, stride w, h
 uniform highp ivec4 fpoolpad; // its padding before (left, top)
+#endif
+#ifdef TM_FUSE_RESIZE
+uniform highp vec4 frs; // e is a RESIZE_BILINEAR's input: its scale (bilinear.glsl)
 #endif
 #ifdef TM_FUSE_CONST
 uniform highp ivec4 fdim; // the constant's (w, h, slices, 0)
@@ -68,6 +73,41 @@ highp ivec3 conv_source(highp int k, highp int total, highp int npix, highp int 
   return ivec3(ivec2(k % ow, k / ow) * stride, b * islices);
 }
 
+#if defined(TM_X_RESIZE) || defined(TM_FUSE_RESIZE)
+// Texel (d, z) of a RESIZE_BILINEAR's output that is never stored, from
+// its input: what op_resize.comp computes, rounded as its store would
+// (TM_RS_ROUND: binary16). R_READ reads the input, R_SIZE is its size.
+#ifdef TM_RS_ROUND
+#define TM_RS_STORED(v) tm_half_rne(v)
+#else
+#define TM_RS_STORED(v) (v)
+#endif
+#define TM_RESIZED(R_READ, R_SIZE, scale, d, z, out_v) \
+  { \
+    highp ivec2 lo_, hi_; \
+    highp vec2 f_; \
+    tm_bilinear_taps(d, scale, R_SIZE, lo_, hi_, f_); \
+    out_v = TM_RS_STORED(tm_bilinear_mix(R_READ(ivec3(lo_.x, lo_.y, z)), \
+                                         R_READ(ivec3(lo_.x, hi_.y, z)), \
+                                         R_READ(ivec3(hi_.x, lo_.y, z)), \
+                                         R_READ(ivec3(hi_.x, hi_.y, z)), f_)); \
+  }
+#endif
+
+#ifdef TM_X_RESIZE
+// The convolution's input is a RESIZE_BILINEAR's output that is never
+// stored (a 1x1 convolution's, folded: runtime/kernels_conv_fuse.h): the
+// binding xr holds the resize's input, and x reads through it.
+uniform highp vec4 xrs;    // the resize's scale (bilinear.glsl)
+uniform highp ivec4 xrout; // its output's width, height
+highp ivec3 x_shape() { return ivec3(xrout.xy, xr_shape().z); }
+highp vec4 x_read(highp ivec3 p) {
+  highp vec4 v;
+  TM_RESIZED(xr_read, xr_shape().xy, xrs, p.xy, p.z, v)
+  return v;
+}
+#endif
+
 #ifdef TM_FUSE_E_IS_X
 // The operand is the tensor bound as x (a folded depthwise convolution's
 // input that the fused operator reads too: one binding serves both).
@@ -79,7 +119,8 @@ highp ivec3 conv_source(highp int k, highp int total, highp int npix, highp int 
 // The fused operator's tensor operand at pixel q, slice z of e: e's
 // texel, or with TM_FUSE_POOL the maximum over the folded MAX_POOL's
 // window, as op_pool.comp takes it (valid texels only, then its clamp;
-// the maximum is one of e's stored values, so no rounding follows).
+// the maximum is one of e's stored values, so no rounding follows), or
+// with TM_FUSE_RESIZE the folded RESIZE_BILINEAR's value there.
 highp vec4 conv_operand(highp ivec2 q, highp int z) {
 #ifdef TM_FUSE_POOL
   highp ivec3 is = e_shape();
@@ -90,6 +131,10 @@ highp vec4 conv_operand(highp ivec2 q, highp int z) {
   for (highp int ky = ky0; ky < ky1; ky++)
     for (highp int kx = kx0; kx < kx1; kx++) mx = max(mx, e_read(ivec3(x0 + kx, y0 + ky, z)));
   return clamp(mx, -3.402823466e38, 3.402823466e38);
+#elif defined(TM_FUSE_RESIZE)
+  highp vec4 v;
+  TM_RESIZED(e_read, e_shape().xy, frs, q, z, v)
+  return v;
 #else
   return e_read(ivec3(q, z));
 #endif

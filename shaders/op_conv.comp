@@ -8,6 +8,7 @@
 // slice. The 16 accumulators and the 4 pixels' windows are named
 // variables, never arrays: see tm_lane in tensor.glsl for why.
 #include "elementwise.glsl"
+#include "bilinear.glsl"
 #include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y

@@ -10,6 +10,7 @@
 // The 16 accumulators are named variables, never an array: see
 // tm_lane in tensor.glsl for why.
 #include "elementwise.glsl"
+#include "bilinear.glsl"
 #include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pixel quads (ceil(batch*W*H/4)), 0
 

@@ -41,6 +41,7 @@
 // Shared arrays are the only subscripted objects (shared memory is one
 // per work group, not per thread; see tm_lane in tensor.glsl).
 #include "elementwise.glsl"
+#include "bilinear.glsl"
 #include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pixel tiles, weight groups
 

@@ -3,6 +3,7 @@
 // slices). w: one vec4 per (slice, ky, kx); b: bias vec4 per slice. The
 // window sum is depthwise_common.glsl's, which a folding 1x1 kernel runs too.
 #include "elementwise.glsl"
+#include "bilinear.glsl"
 #include "conv_common.glsl"
 #define TM_DW_W(i) w_at(i)
 #define TM_DW_B(s) b_at(s)

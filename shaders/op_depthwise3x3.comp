@@ -12,6 +12,7 @@
 // 1x1 kernel folding this one runs for a single pixel (dw3_texel): the
 // same additions in the same order, so the two agree bit for bit.
 #include "elementwise.glsl"
+#include "bilinear.glsl"
 #include "conv_common.glsl"
 #define TM_DW_W(i) w_at(i)
 #define TM_DW_B(s) b_at(s)

@@ -2,6 +2,7 @@
 // input channel c / M, so each lane gathers its own input component.
 // Layout of w and b as op_depthwise.comp (per output slice).
 #include "elementwise.glsl"
+#include "bilinear.glsl"
 #include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, dilation x, dilation y

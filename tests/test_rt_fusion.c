@@ -117,6 +117,9 @@ static long g_rs = -1;
 static long g_sc = -1;
 /* Fused operators whose output is stored all the same (-1: not asserted). */
 static long g_kept = -1;
+/* Resizes read through, with the portable and the tiled kernels (-1: not
+ * asserted). */
+static long g_rsz[2] = {-1, -1};
 /* Only the configurations with the tiled kernels (where depthwise
  * convolutions fold). */
 static bool g_tiled_only = false;
@@ -178,7 +181,13 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
     cr_assert_eq(u.stats.depthwise_folded, 0);
     cr_assert_eq(u.stats.reshapes_folded, 0);
     cr_assert_eq(u.stats.scales_folded, 0);
+    cr_assert_eq(u.stats.resizes_folded, 0);
     size_t dw = a.stats.depthwise_folded, rs = a.stats.reshapes_folded, sc = a.stats.scales_folded;
+    size_t rsz = a.stats.resizes_folded;
+    long want_rsz = g_rsz[d.kernels == TEXMEM_KERNELS_TILED];
+    if (want_rsz >= 0)
+      cr_assert_eq(rsz, (size_t)want_rsz, "%s: %zu resizes folded, expected %ld", label, rsz,
+                   want_rsz);
     if (d.kernels != TEXMEM_KERNELS_TILED) cr_assert_eq(dw + sc, 0, "%s", label);
     else if (g_dw >= 0)
       cr_assert_eq(dw, (size_t)g_dw, "%s: %zu depthwise folded, expected %ld", label, dw, g_dw);
@@ -186,7 +195,7 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
       cr_assert_eq(sc, (size_t)g_sc, "%s: %zu MULs folded, expected %ld", label, sc, g_sc);
     if (g_rs >= 0)
       cr_assert_eq(rs, (size_t)g_rs, "%s: %zu reshapes folded, expected %ld", label, rs, g_rs);
-    dw += rs + sc; /* each one dispatch and one planned tensor, as a fused operator */
+    dw += rs + sc + rsz; /* each one dispatch and one planned tensor, as a fused operator */
     cr_assert_eq(a.dispatches + fused + dw, u.dispatches,
                  "%s: %llu dispatches fused, %llu unfused, %zu depthwise and reshapes folded",
                  label, (unsigned long long)a.dispatches, (unsigned long long)u.dispatches, dw);
@@ -1054,4 +1063,112 @@ Test(rt_fusion, unknown_kernels_refused) {
   }
   texmem_gl_context_destroy(ctx);
   texmem_model_destroy(b.m);
+}
+
+/* RESIZE_BILINEAR of x to oh x ow. */
+static int32_t resize(rt_mb *b, int32_t x, int32_t oh, int32_t ow, bool ac, bool hp) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t os[4] = {(int32_t)t->b, oh, ow, (int32_t)t->c}, y = rt_mb_tensor(b, 4, os);
+  const int32_t two = 2, size[2] = {oh, ow};
+  int32_t sz;
+  TG_OK(texmem_model_add_constant(b->m, NULL, TEXMEM_DTYPE_INT32, 1, &two, size, sizeof size, &sz,
+                                  &tg_err_));
+  texmem_op_options o = texmem_op_options_default();
+  o.align_corners = ac;
+  o.half_pixel_centers = hp;
+  int32_t ins[2] = {x, sz};
+  rt_mb_op(b, TEXMEM_OP_RESIZE_BILINEAR, ins, 2, y, &o);
+  return y;
+}
+
+/* A feature pyramid's step: a convolution (k x k, or depthwise when cout
+ * is 0) of the fine level plus the coarse level resized to it. The resize
+ * folds into the fused ADD's operand read with every kernel set, bit for
+ * bit: 2x and uneven scales, half-pixel centers, aligned corners, batch 2,
+ * 13 channels, the coarse level computed after the convolution (a late
+ * dispatch) or a graph input. Not folded: the resized tensor read twice. */
+typedef struct rsz_case {
+  int32_t batch, h, w, c, ch, cw, k, cout;
+  bool ac, hp, late;
+  int folded; /* 1, or 0: the resized tensor is a graph output too */
+} rsz_case;
+
+static void check_operand_resize(const rsz_case *rc) {
+  rt_mb b = rt_mb_new();
+  int32_t fine = input(&b, rc->batch, rc->h, rc->w, rc->c);
+  int32_t coarse = input(&b, rc->batch, rc->ch, rc->cw, rc->c);
+  int32_t y = conv(&b, fine, rc->k, 1, rc->cout, 1, TEXMEM_ACT_RELU);
+  if (rc->late) coarse = conv(&b, coarse, 1, 1, rc->c, 0, TEXMEM_ACT_NONE);
+  int32_t r = resize(&b, coarse, rc->h, rc->w, rc->ac, rc->hp);
+  if (!rc->folded) rt_mb_output(&b, r);
+  int32_t z = ew(&b, TEXMEM_OP_ADD, y, r, rc->late, TEXMEM_ACT_NONE);
+  char what[160];
+  snprintf(what, sizeof what, "conv %dx%d/%d of %dx%dx%dx%d + resize of %dx%d%s%s%s, case %d",
+           rc->k, rc->k, rc->cout, rc->batch, rc->h, rc->w, rc->c, rc->ch, rc->cw,
+           rc->ac ? ", align_corners" : "", rc->hp ? ", half pixel" : "", rc->late ? ", late" : "",
+           rc->folded);
+  g_rsz[0] = g_rsz[1] = rc->folded;
+  /* Late too when the resize, made after the convolution, is run. */
+  finish_late(&b, z, 1 + COPY, rc->late || !rc->folded ? 1 : 0, what);
+  g_rsz[0] = g_rsz[1] = -1;
+}
+
+Test(rt_fusion, resize_folded_into_operand) {
+  const rsz_case cases[] = {
+      {1, 8, 10, 16, 4, 5, 1, 16, false, false, false, 1},
+      {1, 9, 7, 13, 5, 4, 3, 13, false, true, false, 1},
+      {2, 6, 8, 12, 3, 4, 1, 12, true, false, false, 1},
+      {1, 12, 9, 8, 5, 7, 3, 0, false, true, true, 1},
+      {1, 8, 8, 24, 4, 4, 1, 24, false, false, true, 1},
+      {1, 8, 8, 16, 4, 4, 1, 16, false, false, false, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_operand_resize(&cases[i]);
+}
+
+/* A 1x1 convolution of a resized tensor: with the tiled kernels the resize
+ * folds into the convolution's staging (the portable ones run it apart),
+ * bit for bit: 2x and uneven scales, half-pixel centers, aligned corners,
+ * batch 2, 13 and 150 channels, a fused ADD after it reading another
+ * tensor. Not folded: the resized tensor read twice, the ADD's operand the
+ * resize's input (one dispatch binds a tensor once), a stride of 2. */
+typedef struct in_rsz_case {
+  int32_t batch, h, w, c, oh, ow, cout;
+  bool ac, hp;
+  int folded; /* 1, or 0 with -1: read twice, -2: operand its input, -3: stride 2 */
+} in_rsz_case;
+
+static void check_input_resize(const in_rsz_case *rc) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, rc->batch, rc->h, rc->w, rc->c);
+  bool add = rc->folded == 1 && rc->cout == rc->c; /* an ADD of another tensor after */
+  int32_t o = add ? input(&b, rc->batch, rc->oh, rc->ow, rc->cout) : -1;
+  int32_t r = resize(&b, x, rc->oh, rc->ow, rc->ac, rc->hp);
+  if (rc->folded == -1) rt_mb_output(&b, r);
+  int32_t y = conv(&b, r, 1, rc->folded == -3 ? 2 : 1, rc->cout, 0, TEXMEM_ACT_RELU6);
+  size_t fused = COPY;
+  if (rc->folded == -2) { /* x resized to itself: the operand is the resize's input */
+    y = ew(&b, TEXMEM_OP_ADD, y, x, false, TEXMEM_ACT_NONE);
+    fused++;
+  } else if (add) {
+    y = ew(&b, TEXMEM_OP_ADD, y, o, true, TEXMEM_ACT_NONE);
+    fused++;
+  }
+  char what[160];
+  snprintf(what, sizeof what, "resize %dx%dx%dx%d to %dx%d%s%s -> 1x1 %d, case %d", rc->batch,
+           rc->h, rc->w, rc->c, rc->oh, rc->ow, rc->ac ? ", align_corners" : "",
+           rc->hp ? ", half pixel" : "", rc->cout, rc->folded);
+  g_rsz[0] = 0;
+  g_rsz[1] = rc->folded > 0 ? 1 : 0;
+  finish(&b, y, fused, what);
+  g_rsz[0] = g_rsz[1] = -1;
+}
+
+Test(rt_fusion, resize_folded_into_1x1) {
+  const in_rsz_case cases[] = {
+      {1, 4, 5, 16, 8, 10, 12, false, false, 1}, {1, 5, 4, 13, 9, 7, 13, false, true, 1},
+      {2, 3, 4, 12, 6, 8, 12, true, false, 1},   {1, 3, 3, 150, 6, 6, 24, false, true, 1},
+      {1, 4, 4, 8, 8, 8, 8, false, false, -1},   {1, 6, 6, 8, 6, 6, 8, false, false, -2},
+      {1, 4, 4, 8, 8, 8, 8, false, false, -3},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_input_resize(&cases[i]);
 }

@@ -29,13 +29,13 @@ static void check_plan(const texmem_model *m, const texmem_runtime_desc *d,
   texmem_runtime_stats s;
   texmem_runtime_get_stats(rt, &s);
   /* Fusion drops one record a fused pair (the convolution's output), a
-   * folded depthwise convolution or MUL and a reshape not run; the plan is
-   * checked against the records it was made for. */
+   * folded depthwise convolution or MUL and a reshape or resize not run;
+   * the plan is checked against the records it was made for. */
   size_t n_run = 0;
   const texmem_record *run_rec = texmem_runtime_records(rt, &n_run);
   size_t n_model = n;
   cr_assert_eq(n_run + s.fused - s.fused_kept + s.depthwise_folded + s.scales_folded +
-                   s.reshapes_folded,
+                   s.reshapes_folded + s.resizes_folded,
                n);
   TG_OK(texmem_plan_validate(run_rec, n_run, 3, p, &tg_err_));
   n = n_run;

@@ -193,6 +193,12 @@ typedef struct texmem_runtime_stats {
                                             that alone reads them, or, to
                                             their input's shape, stored by
                                             the operator making it */
+  size_t resizes_folded;                 /* RESIZE_BILINEARs not run (as
+                                            reshapes_folded): interpolated
+                                            where a convolution reads them,
+                                            as its fused operator's operand
+                                            or (tiled kernels) as a 1x1
+                                            convolution's input */
   size_t late_fused;                     /* fused dispatches run in their
                                             first element-wise operator's
                                             task, its tensor operand being
