@@ -62,6 +62,13 @@ static bool elementwise_on(const texmem_model *m, const texmem_op *e, int32_t t,
   return tensor_at(m, *oi) != NULL;
 }
 
+/* Whether operator e, fused after tensor t, reads a tensor operand. */
+static bool binds_tensor(const texmem_model *m, const texmem_op *e, int32_t t) {
+  if (e->n_inputs != 2) return false;
+  const texmem_tensor *o = tensor_at(m, e->inputs[0] == t ? e->inputs[1] : e->inputs[0]);
+  return o && !(o->flags & TEXMEM_TENSOR_CONSTANT);
+}
+
 /* The operator of `type` making tensor o, when o is an intermediate one
  * operator alone reads and that operator has one output and an input;
  * -1 otherwise. */
@@ -179,7 +186,11 @@ static int32_t operand_read(const texmem_model *m, const texmem__fusion *f, size
   if (f->rsz[k] >= 0) return texmem_model_op(m, (size_t)f->rsz[k])->inputs[0];
   const texmem_op *e = texmem_model_op(m, (size_t)f->first[k]);
   int32_t t = texmem_model_op(m, k)->outputs[0];
-  if (e->n_inputs != 2) return -1;
+  if (!binds_tensor(m, e, t) && f->second[k] >= 0) { /* the second's, if any */
+    t = e->outputs[0];
+    e = texmem_model_op(m, (size_t)f->second[k]);
+  }
+  if (!binds_tensor(m, e, t)) return -1;
   return e->inputs[0] == t ? e->inputs[1] : e->inputs[0];
 }
 
@@ -421,18 +432,32 @@ static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const
 }
 
 /* Whether operator k3, the one reader of t2 (the output of the operator
- * fused into a convolution), runs fused after it too: unary, or binary
- * with a fitting constant as its other operand (the fused program binds
- * one tensor operand, the first operator's). */
-static bool fusable_second(const texmem_model *m, size_t k3, int32_t t2) {
+ * fused into convolution k), runs fused after it too: unary, or binary
+ * with a fitting constant as its other operand, or, when tensor_ok (the
+ * first operator binds no tensor: the program binds one operand), with a
+ * tensor of t2's shape, read as it is or (as `allow` lets) through the
+ * bilinear resize making it (*rsz), never k's own input. *src: the tensor
+ * the dispatch reads for k3 (-1: none). */
+static bool fusable_second(const texmem_model *m, size_t k, size_t k3, int32_t t2,
+                           const int32_t *reader, unsigned allow, bool tensor_ok, int32_t *rsz,
+                           int32_t *src) {
   const texmem_tensor *tt = tensor_at(m, t2);
   int32_t oi;
+  *rsz = *src = -1;
   if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) ||
       !elementwise_on(m, texmem_model_op(m, k3), t2, &oi))
     return false;
   if (oi < 0) return true;
   const texmem_tensor *o = tensor_at(m, oi);
-  return (o->flags & TEXMEM_TENSOR_CONSTANT) && constant_fits(o, tt);
+  if (o->flags & TEXMEM_TENSOR_CONSTANT) return constant_fits(o, tt);
+  if (!tensor_ok || !is_float(o) || o->rank != 4 || !same_bhwc(o, tt) || oi == t2) return false;
+  int32_t q = allow & TEXMEM__FUSE_RESIZE ? foldable_resize(m, oi, reader) : -1;
+  if (q >= 0) {
+    *rsz = q;
+    oi = texmem_model_op(m, (size_t)q)->inputs[0];
+  }
+  *src = oi;
+  return oi != texmem_model_op(m, k)->inputs[0];
 }
 
 /* The one operator reading each tensor once (-1: none, -2: several) at
@@ -496,7 +521,8 @@ static texmem__fusion *fusion_new(size_t n_ops) {
  * or (keep) is the first of several to read it: that output is then stored
  * too (hand_recrop's PRELU after a residual ADD that a pool reads too). */
 static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
-                       size_t k2, const operand_folds *fo, bool keep) {
+                       size_t k2, const operand_folds *fo, unsigned allow) {
+  int32_t t = texmem_model_op(m, k)->outputs[0];
   int32_t task = fo->late ? (int32_t)k2 : (int32_t)k;
   f->head[k] = (int32_t)k;
   f->task[k] = task;
@@ -512,15 +538,28 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
     f->task[fo->rsz] = task;
     f->n_rsz++;
   }
-  int32_t t2 = texmem_model_op(m, k2)->outputs[0];
+  int32_t t2 = texmem_model_op(m, k2)->outputs[0], rsz, src;
   size_t n_tensors = texmem_model_tensor_count(m);
-  bool several = reader[t2] == -2 && keep;
+  bool several = reader[t2] == -2 && (allow & TEXMEM__FUSE_KEEP);
+  bool tensor_ok = !several && !binds_tensor(m, texmem_model_op(m, k2), t);
   int32_t k3 = several ? reader[n_tensors + t2] : reader[t2];
-  if (k3 <= (int32_t)k2 || f->head[k3] != -1 || !fusable_second(m, (size_t)k3, t2)) return;
+  if (k3 <= (int32_t)k2 || f->head[k3] != -1 ||
+      !fusable_second(m, k, (size_t)k3, t2, reader, allow, tensor_ok, &rsz, &src))
+    return;
+  if (src >= 0 && tensor_at(m, src)->producer > task) { /* computed after: run at k3 */
+    if (!(allow & TEXMEM__FUSE_LATE)) return;
+    task = f->task[k] = f->task[k2] = k3;
+  }
   f->second[k] = k3;
   f->keep[k] = several;
   f->n_kept += several;
   join(f, k, k3, task);
+  if (rsz >= 0) {
+    f->rsz[k] = rsz;
+    f->head[rsz] = (int32_t)k;
+    f->task[rsz] = task;
+    f->n_rsz++;
+  }
 }
 
 /* FULLY_CONNECTED layers (rows along the input's channels: op_fc.comp)
@@ -575,7 +614,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
         continue;
       size_t k2 = (size_t)reader[t];
       if (!fusable(m, k, k2, t, reader, allow, &fo) || fo.late != (late != 0)) continue;
-      fuse_group(m, f, reader, k, k2, &fo, (allow & TEXMEM__FUSE_KEEP) != 0);
+      fuse_group(m, f, reader, k, k2, &fo, allow);
     }
   fuse_fully_connected(m, f, reader);
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
@@ -849,8 +888,8 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
       texmem__kernel_ivec4(k, "fpool", po->filter_w, po->filter_h, po->stride_w, po->stride_h);
       texmem__kernel_ivec4(k, "fpoolpad", px, py, 0, 0);
     }
-    if (stage == 0 && k->fused_rsz) {
-      /* The resize's input, interpolated. */
+    if (k->fused_rsz) {
+      /* The resize's input, interpolated (the one stage binding e). */
       float sc[4];
       oi = k->fused_rsz->inputs[0];
       texmem__resize_scale(k->fused_rsz, tensor_at(m, oi), tensor_at(m, k->fused_rsz->outputs[0]),

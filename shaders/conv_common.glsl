@@ -10,13 +10,14 @@
 // channels, zeros read past them; with TM_FUSE_POOL the input of a
 // MAX_POOL that made it or the PAD's input, each window's maximum read;
 // with TM_FUSE_RESIZE the input of a RESIZE_BILINEAR that made it,
-// interpolated as bilinear.glsl does) or TM_FUSE_CONST (the same with the SSBO `f`, broadcast by fbc from dims
-// fdim as op_binary.comp reads its constant).
-// TM_FUSE_SWAP: the convolution's output was the operator's second
-// operand; TM_FUSE_TANH: the operator's own activation ends in tanh. A
-// second operator may follow in the same program: TM_FUSE2_UNARY or
-// TM_FUSE2_CONST (its constant in the SSBO `g`), with TM_FUSE2_OP,
-// TM_FUSE2_SWAP, TM_FUSE2_TANH and uniforms f2* as above. The
+// interpolated as bilinear.glsl does) or TM_FUSE_CONST (the same with the
+// SSBO `f`, broadcast by fbc from dims fdim as op_binary.comp reads its
+// constant). TM_FUSE_SWAP: the convolution's output was the operator's
+// second operand; TM_FUSE_TANH: the operator's own activation ends in
+// tanh. A second operator may follow in the same program: TM_FUSE2_UNARY,
+// TM_FUSE2_CONST (its constant in the SSBO `g`) or, when the first binds
+// no tensor, TM_FUSE2_IMAGE (e read as above, a resize folded or not),
+// with TM_FUSE2_OP, TM_FUSE2_SWAP, TM_FUSE2_TANH and uniforms f2* as above. The
 // operator and its options are compile-time constants, so a CPU driver
 // (which runs both sides of a branch it cannot prove uniform) computes
 // only the one operator; the arithmetic is elementwise.glsl's, as in the
@@ -44,7 +45,7 @@ uniform highp vec4 frs; // e is a RESIZE_BILINEAR's input: its scale (bilinear.g
 uniform highp ivec4 fdim; // the constant's (w, h, slices, 0)
 uniform highp ivec4 fbc;  // its broadcast flags (tm_bcast)
 #endif
-#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST)
+#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST) || defined(TM_FUSE2_IMAGE)
 uniform highp vec4 f2act;
 uniform highp float f2alpha;
 #endif
@@ -115,7 +116,7 @@ highp vec4 x_read(highp ivec3 p) {
 #define e_shape x_shape
 #endif
 
-#ifdef TM_FUSE_IMAGE
+#if defined(TM_FUSE_IMAGE) || defined(TM_FUSE2_IMAGE)
 // The fused operator's tensor operand at pixel q, slice z of e: e's
 // texel, or with TM_FUSE_POOL the maximum over the folded MAX_POOL's
 // window, as op_pool.comp takes it (valid texels only, then its clamp;
@@ -183,7 +184,7 @@ highp vec4 conv_value1(highp ivec3 p, highp int zs, highp vec4 v) {
 // The value stored at output texel p for v1, conv_value1's: the second
 // fused operator's, if any.
 highp vec4 conv_value2(highp ivec3 p, highp int zs, highp vec4 v) {
-#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST)
+#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST) || defined(TM_FUSE2_IMAGE)
   // The second operator sees the first one's output as stored: rounded.
 #ifdef TM_ROUND_HALF
   v = tm_half_rne(v);
@@ -191,8 +192,12 @@ highp vec4 conv_value2(highp ivec3 p, highp int zs, highp vec4 v) {
 #if defined(TM_FUSE2_UNARY)
   v = tm_unary(TM_FUSE2_OP, v, f2alpha);
 #else
+#ifdef TM_FUSE2_IMAGE
+  highp vec4 o2 = conv_operand(p.xy, p.z);
+#else
   highp vec4 o2 = g_at(conv_const_index(p, zs, f2dim, f2bc));
   if (f2bc.z != 0) o2 = o2.xxxx;
+#endif
   v = conv_fused_binary(TM_FUSE2_OP, TM_FUSE2_SWAP != 0, TM_FUSE2_TANH != 0, v, o2, f2act);
 #endif
   v = tm_mask_pad(v, zs, fchannels);

@@ -8,7 +8,8 @@
  * for its records; fp32 outputs are close to the CPU reference. Operators
  * that must not fuse (the convolution's output read twice or a graph
  * output, the convolution's own input as operand, a broadcast tensor
- * operand; for a second operator a tensor operand) stay apart. An operand
+ * operand; for a second operator a tensor operand when the first reads
+ * one) stay apart. An operand
  * computed after the convolution moves the dispatch to the operator's
  * task; a channel PAD or a MAX_POOL_2D making the operand is folded into
  * the read, a PAD of rows and columns into the convolution's own read.
@@ -1171,4 +1172,52 @@ Test(rt_fusion, resize_folded_into_1x1) {
       {1, 4, 4, 8, 8, 8, 8, false, false, -3},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_input_resize(&cases[i]);
+}
+
+/* A second operator with a tensor operand, after a first one that reads
+ * none (a feature pyramid's RELU then ADD): the dispatch binds it, read as
+ * it is or through the resize making it, moved to the second's task when
+ * that operand is computed after the convolution; bit for bit. Not
+ * joined: its operand the convolution's own input, or the first one's
+ * output itself. */
+Test(rt_fusion, second_operator_with_tensor) {
+  for (int c = 0; c < 6; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t nb = c == 3 ? 2 : 1, ch = c == 3 ? 13 : 12;
+    int32_t x = input(&b, nb, 8, 6, ch), r = input(&b, nb, 8, 6, ch);
+    int32_t coarse = input(&b, nb, 4, 3, ch);
+    int32_t t = c == 3 ? conv(&b, x, 3, 1, 0, 1, TEXMEM_ACT_NONE)
+                       : conv(&b, x, 1, 1, ch, 0, TEXMEM_ACT_NONE);
+    int32_t a, z, fused = 2, late = 0, folded = 0;
+    if (c == 1) {
+      int32_t cs = ch, k = constant(&b, 1, &cs, -2.0f, 2.0f);
+      a = ew(&b, TEXMEM_OP_MUL, t, k, false, TEXMEM_ACT_NONE);
+    } else {
+      a = ew(&b, c == 3 ? TEXMEM_OP_LEAKY_RELU : TEXMEM_OP_RELU, t, UNARY, false,
+             TEXMEM_ACT_NONE);
+    }
+    if (c == 0) {
+      z = ew(&b, TEXMEM_OP_ADD, a, r, false, TEXMEM_ACT_NONE);
+    } else if (c == 1) {
+      z = ew(&b, TEXMEM_OP_SUB, a, r, true, TEXMEM_ACT_TANH);
+    } else if (c == 2) { /* the coarse level computed after, resized */
+      int32_t q = conv(&b, coarse, 1, 1, ch, 0, TEXMEM_ACT_RELU);
+      z = ew(&b, TEXMEM_OP_ADD, a, resize(&b, q, 8, 6, false, true), false, TEXMEM_ACT_NONE);
+      late = folded = 1;
+    } else if (c == 3) {
+      z = ew(&b, TEXMEM_OP_MAXIMUM, a, resize(&b, coarse, 8, 6, true, false), true,
+             TEXMEM_ACT_NONE);
+      folded = 1;
+    } else {
+      z = ew(&b, TEXMEM_OP_ADD, a, c == 4 ? x : a, false, TEXMEM_ACT_NONE);
+      fused = 1;
+    }
+    static const char *const what[] = {"relu(1x1) + r", "r - 1x1 * k, tanh",
+                                       "relu(1x1) + resize(1x1 after)",
+                                       "max(resize(coarse), leaky(dw 3x3)), batch 2, 13 channels",
+                                       "relu(1x1(x)) + x", "relu(1x1) + itself"};
+    g_rsz[0] = g_rsz[1] = folded;
+    finish_late(&b, z, (size_t)fused, (size_t)late, what[c]);
+    g_rsz[0] = g_rsz[1] = -1;
+  }
 }
