@@ -81,19 +81,25 @@ static int32_t sole_producer(const texmem_model *m, int32_t o, const int32_t *re
   return p->type == type && p->n_outputs == 1 && p->n_inputs >= 1 ? ot->producer : -1;
 }
 
-/* The PAD making tensor o (as sole_producer) from a float non-constant
- * tensor, with its zeros before and after each BHWC component; -1
- * otherwise. */
-static int32_t pad_making(const texmem_model *m, int32_t o, const int32_t *reader,
-                          int32_t before[4], int32_t after[4]) {
-  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_PAD);
-  if (q < 0) return -1;
+/* The PAD making intermediate tensor o from a float non-constant tensor,
+ * with its zeros before and after each BHWC component; -1 otherwise. */
+static int32_t pad_of(const texmem_model *m, int32_t o, int32_t before[4], int32_t after[4]) {
+  const texmem_tensor *ot = tensor_at(m, o);
+  if (!ot || ot->producer < 0 || !(ot->flags & TEXMEM_TENSOR_INTERMEDIATE)) return -1;
+  int32_t q = ot->producer;
   const texmem_op *p = texmem_model_op(m, (size_t)q);
+  if (p->type != TEXMEM_OP_PAD || p->n_outputs != 1 || p->n_inputs < 1) return -1;
   const texmem_tensor *x = tensor_at(m, p->inputs[0]);
   if (!x || !is_float(x) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
       texmem__pad_amounts(m, p, x->rank, before, after, NULL))
     return -1;
   return q;
+}
+
+/* The PAD making tensor o (as pad_of) when one operator alone reads o. */
+static int32_t pad_making(const texmem_model *m, int32_t o, const int32_t *reader,
+                          int32_t before[4], int32_t after[4]) {
+  return o >= 0 && reader[o] >= 0 ? pad_of(m, o, before, after) : -1;
 }
 
 /* The PAD making tensor o when it folds into a fused read (see
@@ -154,26 +160,47 @@ static void join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
   f->n_fused++;
 }
 
-/* The PAD making convolution k's input when it folds into the
- * convolution's read: zeros before and after rows and columns only, its
- * output read by k alone, k a depthwise or a k x k (not 1x1) CONV_2D, the
- * PAD's input a rank-4 tensor that k does not also bind as its fused
- * operand (src_taken); -1 otherwise. */
-static int32_t foldable_input_pad(const texmem_model *m, size_t k, const int32_t *reader,
-                                  int32_t src_taken) {
+/* The PAD making operator k's input when k may read through it: k a
+ * depthwise or a k x k (not 1x1) CONV_2D, the PAD's zeros before and after
+ * rows and columns only, its input a rank-4 tensor that k does not also
+ * bind as its fused operand (src_taken); -1 otherwise. */
+static int32_t input_pad(const texmem_model *m, size_t k, int32_t src_taken) {
   const texmem_op *c = texmem_model_op(m, k);
   const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
-  if (!w || w->rank != 4 || (c->type == TEXMEM_OP_CONV_2D && w->shape[1] * w->shape[2] == 1))
+  if ((c->type != TEXMEM_OP_CONV_2D && c->type != TEXMEM_OP_DEPTHWISE_CONV_2D) || !w ||
+      w->rank != 4 || (c->type == TEXMEM_OP_CONV_2D && w->shape[1] * w->shape[2] == 1))
     return -1;
   int32_t t = c->inputs[0], before[4], after[4];
-  if (t < 0 || reader[t] != (int32_t)k) return -1;
-  int32_t q = pad_making(m, t, reader, before, after);
+  int32_t q = t >= 0 ? pad_of(m, t, before, after) : -1;
   if (q < 0) return -1;
   const texmem_tensor *x = tensor_at(m, texmem_model_op(m, (size_t)q)->inputs[0]);
   const texmem_tensor *tt = tensor_at(m, t);
   if (x->rank != 4 || texmem_model_op(m, (size_t)q)->inputs[0] == src_taken || before[0] ||
       after[0] || before[3] || after[3] || x->b != tt->b || x->c != tt->c)
     return -1;
+  return q;
+}
+
+static int32_t operand_read(const texmem_model *m, const texmem__fusion *f, size_t k);
+
+/* The PAD making convolution k's input when it folds into the
+ * convolution's read (input_pad): every operator reading its output is
+ * such a convolution, reading it once, as its input, through the same
+ * PAD, and no other's fused operator (TFLite's explicit padding before a
+ * stride-2 convolution; pose_detection's heads read one PAD twice); -1
+ * otherwise. */
+static int32_t foldable_input_pad(const texmem_model *m, const texmem__fusion *f, size_t k,
+                                  const int32_t *reader) {
+  int32_t q = input_pad(m, k, operand_read(m, f, k)), t = texmem_model_op(m, k)->inputs[0];
+  if (q < 0 || reader[t] == (int32_t)k) return q;
+  for (size_t j = (size_t)q + 1; j < f->n_ops; j++) {
+    const texmem_op *o = texmem_model_op(m, j);
+    size_t uses = 0;
+    for (size_t i = 0; i < o->n_inputs; i++) uses += o->inputs[i] == t;
+    if (uses && (uses != 1 || o->inputs[0] != t || (f->head[j] != -1 && f->head[j] != (int32_t)j) ||
+                 input_pad(m, j, operand_read(m, f, j)) != q))
+      return -1;
+  }
   return q;
 }
 
@@ -199,11 +226,12 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
   for (size_t k = 0; k < f->n_ops; k++) {
     const texmem_op *op = texmem_model_op(m, k);
     if (op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) continue;
-    int32_t q = foldable_input_pad(m, k, reader, operand_read(m, f, k));
-    if (q < 0 || f->head[q] != -1) continue;
+    int32_t q = foldable_input_pad(m, f, k, reader);
+    if (q < 0 || (f->head[q] != -1 && f->inpad[f->head[q]] != q)) continue;
     f->head[k] = (int32_t)k;
     f->inpad[k] = q;
-    join(f, k, q, f->task[k]);
+    if (f->head[q] == -1) join(f, k, q, f->task[k]);
+    else if (f->task[k] > f->task[q]) f->task[q] = f->task[k]; /* read until its last reader */
   }
 }
 
@@ -308,7 +336,8 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
     if (q >= 0) {
       f->indw[k] = q;
       f->n_dw++;
-      if (f->inpad[q] >= 0) f->task[f->inpad[q]] = f->task[k]; /* read there now */
+      int32_t p = f->inpad[q]; /* read there now, until its last reader */
+      if (p >= 0 && f->task[k] > f->task[p]) f->task[p] = f->task[k];
     } else if ((q = foldable_mul(m, f, k, reader)) >= 0) {
       f->inmul[k] = q;
       f->n_mul++;

@@ -1221,3 +1221,28 @@ Test(rt_fusion, second_operator_with_tensor) {
     g_rsz[0] = g_rsz[1] = -1;
   }
 }
+
+/* A PAD of rows and columns read by two convolutions (pose_detection's
+ * heads: two depthwise ones, each folded into its 1x1 with the tiled
+ * kernels) folds into both: the PAD is not run, its input lives until the
+ * last of them; bit for bit. A depthwise and a 3x3 convolution likewise.
+ * Not folded: one reader a 1x1 convolution (which reads no PAD). */
+Test(rt_fusion, input_pad_read_twice) {
+  for (int c = 0; c < 3; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, c == 1 ? 2 : 1, 9, 8, 12);
+    int32_t p = pad_plane(&b, x, 0, 1, 0, 1);
+    int32_t d1 = conv_padded(&b, p, 3, 2, 0, 1, TEXMEM_ACT_NONE, TEXMEM_PADDING_VALID);
+    int32_t y1 = conv(&b, d1, 1, 1, 8, 0, TEXMEM_ACT_NONE);
+    int32_t d2 = c == 0   ? conv_padded(&b, p, 3, 2, 0, 1, TEXMEM_ACT_RELU, TEXMEM_PADDING_VALID)
+                 : c == 1 ? conv_padded(&b, p, 3, 2, 12, 0, TEXMEM_ACT_NONE, TEXMEM_PADDING_VALID)
+                          : conv(&b, p, 1, 1, 12, 0, TEXMEM_ACT_NONE);
+    int32_t y2 = conv(&b, d2, 1, 1, 6, 0, TEXMEM_ACT_NONE);
+    rt_mb_output(&b, y1);
+    static const char *const what[] = {"two depthwise", "a depthwise and a 3x3, batch 2",
+                                       "a depthwise and a 1x1"};
+    g_dw = c == 0 ? 2 : 1;
+    finish(&b, y2, c == 2 ? 2 : 3, what[c]); /* the PAD and the two outputs' copies */
+    g_dw = -1;
+  }
+}
