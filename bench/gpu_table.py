@@ -90,7 +90,8 @@ def compare(path, after):
                                             r[0].get("depthwise_folded", 0) +
                                             r[0].get("scales_folded", 0) +
                                             r[0].get("reshapes_folded", 0) +
-                                            r[0].get("resizes_folded", 0))
+                                            r[0].get("resizes_folded", 0) +
+                                            r[0].get("heads_merged", 0))
         fa = {r.get("outputs_fnv1a") for r in a} - {None}
         fo = {r.get("outputs_fnv1a") for r in o} - {None}
         same = "-" if not fa or not fo else "yes" if fa == fo and len(fa) == 1 else "NO"

@@ -28,6 +28,8 @@
 #define TEXMEM__KERNEL_MAX_IO 8
 #define TEXMEM__KERNEL_MAX_BUFFERS 5
 #define TEXMEM__KERNEL_MAX_UNIFORMS 16
+/* FULLY_CONNECTED layers one dispatch runs at most (op_fc_heads.comp). */
+#define TEXMEM__KERNEL_MAX_HEADS 4
 
 /* What kernels get from the runtime. */
 typedef struct texmem__kernel_env texmem__kernel_env;
@@ -90,6 +92,11 @@ typedef struct texmem__kernel {
   /* In: a RESIZE_BILINEAR making a 1x1 convolution's input: the tiled
    * kernel reads its input and interpolates it (NULL: none). */
   const texmem_op *in_rsz;
+  /* In: FULLY_CONNECTED layers reading this one's input by rows that its
+   * dispatch runs too, and each one's fused unary operator (NULL: none). */
+  const texmem_op *heads[TEXMEM__KERNEL_MAX_HEADS - 1];
+  const texmem_op *heads_fused[TEXMEM__KERNEL_MAX_HEADS - 1];
+  size_t n_heads;
   /* In: per model operator, the CONCATENATION reading through it (a
    * RESHAPE folded into it, kernels_conv_fuse.h), else -1; NULL: none
    * folded. */

@@ -510,8 +510,8 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
-/* The per-operator arrays of a fusion, head .. inrsz, one allocation. */
-enum { FUSION_ARRAYS = 14 };
+/* The per-operator arrays of a fusion, head .. heads, one allocation. */
+enum { FUSION_ARRAYS = 15 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -536,9 +536,10 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->keep = v + 11 * n_ops;
   f->rsz = v + 12 * n_ops;
   f->inrsz = v + 13 * n_ops;
+  f->heads = v + 14 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
-    f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = f->rsz[k] = f->inrsz[k] = -1;
+    f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = f->rsz[k] = f->inrsz[k] = f->heads[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
@@ -613,6 +614,45 @@ static void fuse_fully_connected(const texmem_model *m, texmem__fusion *f,
   }
 }
 
+/* Whether FULLY_CONNECTED k reads its input by rows of its channels
+ * (op_fc.comp), in no dispatch but its own, its output float. */
+static bool fc_rowwise(const texmem_model *m, const texmem__fusion *f, size_t k) {
+  const texmem_op *op = texmem_model_op(m, k);
+  if (op->type != TEXMEM_OP_FULLY_CONNECTED || op->n_inputs < 2 || op->n_outputs != 1 ||
+      (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->task[k] != (int32_t)k)
+    return false;
+  const texmem_tensor *x = tensor_at(m, op->inputs[0]), *w = tensor_at(m, op->inputs[1]);
+  const texmem_tensor *y = tensor_at(m, op->outputs[0]);
+  return x && w && y && is_float(x) && is_float(y) && w->rank == 2 &&
+         (uint32_t)w->shape[1] == x->c;
+}
+
+/* FULLY_CONNECTED layers reading one input by rows (a landmark model's
+ * heads: hand_landmark's four, the 3-D detectors' two), with their fused
+ * unary operators, up to TEXMEM__KERNEL_MAX_HEADS of them, run as one dispatch at
+ * the first one's task (heads). */
+static void merge_fully_connected(const texmem_model *m, texmem__fusion *f) {
+  for (size_t k = 0; k < f->n_ops; k++) {
+    if (!fc_rowwise(m, f, k)) continue;
+    const texmem_op *op = texmem_model_op(m, k);
+    int32_t last = (int32_t)k, n = 1;
+    for (size_t j = k + 1; j < f->n_ops && n < TEXMEM__KERNEL_MAX_HEADS; j++) {
+      const texmem_op *o = texmem_model_op(m, j);
+      if (!fc_rowwise(m, f, j) || o->inputs[0] != op->inputs[0] ||
+          o->options.keep_dims != op->options.keep_dims)
+        continue;
+      f->heads[last] = (int32_t)j;
+      last = (int32_t)j;
+      n++;
+      f->head[j] = (int32_t)j;
+      f->task[j] = (int32_t)k;
+      if (f->first[j] >= 0) f->task[f->first[j]] = (int32_t)k;
+      f->n_heads++;
+    }
+    if (n > 1) f->head[k] = (int32_t)k;
+  }
+}
+
 texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__fusion **out,
                                 texmem_error *err) {
   *out = NULL;
@@ -646,6 +686,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
       fuse_group(m, f, reader, k, k2, &fo, allow);
     }
   fuse_fully_connected(m, f, reader);
+  if (allow & TEXMEM__FUSE_HEADS) merge_fully_connected(m, f);
   if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
   if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader, allow);
   if (allow & TEXMEM__FUSE_RESHAPE) {
@@ -750,6 +791,7 @@ static texmem_status fused_records(const texmem_model *m, const texmem_record *r
 static bool same_fusion(const texmem__fusion *a, const texmem__fusion *b) {
   return a->n_fused == b->n_fused && a->n_dw == b->n_dw && a->n_rs == b->n_rs &&
          a->n_mul == b->n_mul && a->n_kept == b->n_kept && a->n_rsz == b->n_rsz &&
+         a->n_heads == b->n_heads &&
          !memcmp(a->head, b->head, FUSION_ARRAYS * a->n_ops * sizeof *a->head);
 }
 
@@ -767,7 +809,7 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
                                 const int32_t *tensor_of, size_t n, texmem_plan_kind kind,
                                 fuse_try *tries, size_t *done, texmem_error *err) {
   enum {
-    IN = TEXMEM__FUSE_INPAD | TEXMEM__FUSE_RESHAPE | TEXMEM__FUSE_RESIZE,
+    IN = TEXMEM__FUSE_INPAD | TEXMEM__FUSE_RESHAPE | TEXMEM__FUSE_RESIZE | TEXMEM__FUSE_HEADS,
     ALL = TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN
   };
   static const unsigned levels[TEXMEM__FUSE_LEVELS] = {
@@ -778,7 +820,8 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
   for (int l = 0; l < TEXMEM__FUSE_LEVELS && !st; l++) {
     fuse_try *t = &tries[*done];
     st = texmem__fuse_find(m, levels[l] & allow, &t->f, err);
-    if (st || !t->f || !(t->f->n_fused + t->f->n_dw + t->f->n_rs + t->f->n_mul + t->f->n_rsz) ||
+    if (st || !t->f ||
+        !(t->f->n_fused + t->f->n_dw + t->f->n_rs + t->f->n_mul + t->f->n_rsz + t->f->n_heads) ||
         (*done && same_fusion(t->f, tries[*done - 1].f))) {
       try_free(t);
       continue;

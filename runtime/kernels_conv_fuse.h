@@ -39,8 +39,10 @@
  * is one of the stored values, so the outputs stay bit for bit. And
  * inpad, a PAD of zero rows and columns making the convolution's own input
  * (a depthwise or a k x k convolution, read by it alone: TFLite's explicit
- * padding before a stride-2 convolution): the convolution reads the PAD's
- * input with the padding added to its own, and zeros outside it. A
+ * padding before a stride-2 convolution; or by several such convolutions,
+ * each folding it: the PAD's head is the first, its task the last one's):
+ * the convolution reads the PAD's input with the padding added to its own,
+ * and zeros outside it. A
  * convolution may fold one with no element-wise operator fused. And indw,
  * with the tiled 1x1 kernel only: a DEPTHWISE_CONV_2D (multiplier 1,
  * nothing element-wise fused into it; its input PAD folded or not) making
@@ -75,7 +77,11 @@
  * (a classifier's logits reshaped to a graph output): p's dispatch stores
  * the reshape's output instead, at the same texels (the same shape is the
  * same texture or the same dense run), and the reshape is not run; its
- * input is never planned (head: itself, task: p's). */
+ * input is never planned (head: itself, task: p's). And heads, per
+ * FULLY_CONNECTED k: the next layer reading k's input by rows that k's
+ * dispatch runs too (a landmark model's heads on one pooled feature
+ * vector), each with its own fused unary operator; every output is stored
+ * as before, now at k's task (their head: themselves, task: k's). */
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */
@@ -84,10 +90,12 @@ typedef struct texmem__fusion {
   size_t n_mul;   /* per-channel MULs folded into a 1x1 (not in n_fused) */
   size_t n_kept;  /* first fused operators whose output is stored all the same */
   size_t n_rsz;   /* resizes read through by a convolution (not in n_fused) */
+  size_t n_heads; /* FULLY_CONNECTED layers run in another one's dispatch */
   int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through, *into, *inmul;
   int32_t *keep; /* per convolution: 1 when its first operator's output, which other
                     operators read too, is stored beside the second's */
   int32_t *rsz, *inrsz;
+  int32_t *heads; /* per FULLY_CONNECTED: the next one its dispatch runs (-1: none) */
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
@@ -101,8 +109,10 @@ enum {
   TEXMEM__FUSE_DW = 16,
   TEXMEM__FUSE_RESHAPE = 32,
   TEXMEM__FUSE_KEEP = 64,
-  TEXMEM__FUSE_RESIZE = 128
+  TEXMEM__FUSE_RESIZE = 128,
+  TEXMEM__FUSE_HEADS = 256
 };
+
 /* How many fusions texmem__fuse_plan tries. */
 enum { TEXMEM__FUSE_LEVELS = 6 };
 

@@ -165,6 +165,11 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
     kn->in_mul = op_or_null(rt->model, f->inmul[k]);
     kn->in_rsz = op_or_null(rt->model, f->inrsz[k]);
     kn->fused_rsz = op_or_null(rt->model, f->rsz[k]);
+    for (int32_t j = f->heads[k]; j >= 0 && kn->n_heads < TEXMEM__KERNEL_MAX_HEADS - 1;
+         j = f->heads[j]) {
+      kn->heads[kn->n_heads] = texmem_model_op(rt->model, (size_t)j);
+      kn->heads_fused[kn->n_heads++] = op_or_null(rt->model, f->first[j]);
+    }
   }
   texmem_status st = fn(rt->env, rt->model, op, kn, err);
   if (st) {
@@ -394,6 +399,7 @@ texmem_status texmem_runtime_create(texmem_gl_context *ctx, const texmem_model *
     rt->stats.reshapes_folded = rt->fusion->n_rs;
     rt->stats.scales_folded = rt->fusion->n_mul;
     rt->stats.resizes_folded = rt->fusion->n_rsz;
+    rt->stats.heads_merged = rt->fusion->n_heads;
     for (size_t k = 0; k < n_ops; k++)
       rt->stats.late_fused += rt->fusion->head[k] == (int32_t)k && rt->fusion->task[k] > (int32_t)k;
   }

@@ -121,6 +121,8 @@ static long g_kept = -1;
 /* Resizes read through, with the portable and the tiled kernels (-1: not
  * asserted). */
 static long g_rsz[2] = {-1, -1};
+/* FULLY_CONNECTED layers run in another's dispatch (-1: not asserted). */
+static long g_heads = -1;
 /* Only the configurations with the tiled kernels (where depthwise
  * convolutions fold). */
 static bool g_tiled_only = false;
@@ -197,10 +199,15 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
     if (g_rs >= 0)
       cr_assert_eq(rs, (size_t)g_rs, "%s: %zu reshapes folded, expected %ld", label, rs, g_rs);
     dw += rs + sc + rsz; /* each one dispatch and one planned tensor, as a fused operator */
-    cr_assert_eq(a.dispatches + fused + dw, u.dispatches,
+    size_t heads = a.stats.heads_merged; /* one dispatch each, no tensor */
+    cr_assert_eq(u.stats.heads_merged, 0);
+    if (g_heads >= 0)
+      cr_assert_eq(heads, (size_t)g_heads, "%s: %zu heads merged, expected %ld", label, heads,
+                   g_heads);
+    cr_assert_eq(a.dispatches + fused + dw + heads, u.dispatches,
                  "%s: %llu dispatches fused, %llu unfused, %zu depthwise and reshapes folded",
                  label, (unsigned long long)a.dispatches, (unsigned long long)u.dispatches, dw);
-    cr_assert_eq(a.stats.dispatches + fused + dw, u.stats.dispatches);
+    cr_assert_eq(a.stats.dispatches + fused + dw + heads, u.stats.dispatches);
     cr_assert_eq(a.stats.tensors + fused - a.stats.fused_kept + dw, u.stats.tensors);
     cr_assert_eq(u.stats.fused_kept, 0);
     if (g_kept >= 0)
@@ -1244,5 +1251,38 @@ Test(rt_fusion, input_pad_read_twice) {
     g_dw = c == 0 ? 2 : 1;
     finish(&b, y2, c == 2 ? 2 : 3, what[c]); /* the PAD and the two outputs' copies */
     g_dw = -1;
+  }
+}
+
+/* A landmark model's heads: FULLY_CONNECTED layers reading one input by
+ * rows, each with its own unary operator or none, run as one dispatch
+ * that stores every output, bit for bit: 1 and 3 rows, 1 to 63 outputs;
+ * five layers: four in one dispatch, the fifth alone. Not merged: a layer
+ * gathering rows across channels, one reading another input. (Merged
+ * outputs are made at the first layer's task: where that costs memory, as
+ * when planned tensors copy them to the graph's outputs, no merge.) */
+Test(rt_fusion, fully_connected_heads_merged) {
+  static const texmem_op_type after[] = {TEXMEM_OP_LOGISTIC, TEXMEM_OP_LOGISTIC, TEXMEM_OP_ADD,
+                                         TEXMEM_OP_RELU, TEXMEM_OP_TANH};
+  static const int32_t outs[] = {1, 1, 63, 10, 5};
+  for (int c = 0; c < 4; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t rows = c == 1 ? 3 : 1, n = c == 2 ? 5 : c == 3 ? 3 : 4, fused = 0;
+    int32_t x = rt_mb_input(&b, 2, (int32_t[]){rows, 20});
+    int32_t other = rt_mb_input(&b, 2, (int32_t[]){rows, 20}), y = -1;
+    for (int i = 0; i < n; i++) {
+      int32_t in = c == 3 && i == 2 ? other : x, depth = c == 3 && i == 1 ? 10 : 20;
+      y = fully_connected(&b, in, depth, outs[i], depth == 10 ? 2 * rows : rows);
+      if (after[i] != TEXMEM_OP_ADD) {
+        y = ew(&b, after[i], y, UNARY, false, TEXMEM_ACT_NONE);
+        fused += depth == 20; /* a gathering layer takes none */
+      }
+      if (i + 1 < n) b.out[b.n_out++] = y; /* graph outputs, not planned */
+    }
+    static const char *const what[] = {"four heads", "four heads, 3 rows", "five heads",
+                                       "a gathered layer and another input"};
+    g_heads = c == 3 ? 0 : 3;
+    finish(&b, y, (size_t)fused, what[c]);
+    g_heads = -1;
   }
 }

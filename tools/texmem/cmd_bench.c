@@ -591,10 +591,10 @@ static void print_report(const bench *b, uint64_t peak_rss) {
     snprintf(split, sizeof split, ", split %u ways in every layer", (unsigned)o->split);
   printf("kernels:      %s 1x1 convolutions%s%s; %zu operators fused into convolutions "
          "(%zu dispatches run late); folded: %zu depthwise convolutions and %zu per-channel "
-         "MULs into 1x1 ones, %zu reshapes, %zu resizes\n",
+         "MULs into 1x1 ones, %zu reshapes, %zu resizes; %zu FULLY_CONNECTED heads merged\n",
          ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
          split, ps->fused, ps->late_fused, ps->depthwise_folded, ps->scales_folded,
-         ps->reshapes_folded, ps->resizes_folded);
+         ps->reshapes_folded, ps->resizes_folded, ps->heads_merged);
   printf("latency:      median of %u runs (after a warm-up, interleaved): naive %.3f ms, "
          "planned %.3f ms, planned / naive = %.3f\n",
          o->runs, b->lat_naive, lat_chosen(b),
@@ -639,9 +639,9 @@ static void print_json(const bench *b, uint64_t peak_rss) {
     if (ps->conv1x1_splits >> k & 1u) printf("%s%u", n++ ? ", " : "", 1u << k);
   printf("],\n  \"fused\": %zu,\n  \"fused_kept\": %zu,\n  \"depthwise_folded\": %zu,\n"
          "  \"scales_folded\": %zu,\n  \"reshapes_folded\": %zu,\n  \"resizes_folded\": %zu,\n"
-         "  \"late_fused\": %zu,\n",
+         "  \"heads_merged\": %zu,\n  \"late_fused\": %zu,\n",
          ps->fused, ps->fused_kept, ps->depthwise_folded, ps->scales_folded, ps->reshapes_folded,
-         ps->resizes_folded, ps->late_fused);
+         ps->resizes_folded, ps->heads_merged, ps->late_fused);
   printf("  \"latency_ms\": {\"naive\": %.4f, \"planned\": %.4f},\n", b->lat_naive, lat_chosen(b));
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
