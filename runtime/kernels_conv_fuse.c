@@ -539,36 +539,33 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->heads = v + 14 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
-    f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = f->rsz[k] = f->inrsz[k] = f->heads[k] = -1;
+    f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
+    f->rsz[k] = f->inrsz[k] = f->heads[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
   return f;
 }
 
-/* Convolution k's fused operators (first k2), and where they run. A
- * second operator joins them when it reads the first one's output alone,
- * or (keep) is the first of several to read it: that output is then stored
- * too (hand_recrop's PRELU after a residual ADD that a pool reads too). */
-static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
-                       size_t k2, const operand_folds *fo, unsigned allow) {
-  int32_t t = texmem_model_op(m, k)->outputs[0];
-  int32_t task = fo->late ? (int32_t)k2 : (int32_t)k;
-  f->head[k] = (int32_t)k;
-  f->task[k] = task;
-  f->first[k] = (int32_t)k2;
-  join(f, k, (int32_t)k2, task);
-  f->pad[k] = fo->pad;
-  if (fo->pad >= 0) join(f, k, fo->pad, task);
-  f->pool[k] = fo->pool;
-  if (fo->pool >= 0) join(f, k, fo->pool, task);
-  f->rsz[k] = fo->rsz;
-  if (fo->rsz >= 0) { /* not run, as a folded depthwise convolution: not in n_fused */
-    f->head[fo->rsz] = (int32_t)k;
-    f->task[fo->rsz] = task;
-    f->n_rsz++;
-  }
-  int32_t t2 = texmem_model_op(m, k2)->outputs[0], rsz, src;
+/* Resize q, read through by convolution k's dispatch at `task`: not run
+ * (as a folded depthwise convolution: not in n_fused). */
+static void read_through_resize(texmem__fusion *f, size_t k, int32_t q, int32_t task) {
+  f->rsz[k] = q;
+  f->head[q] = (int32_t)k;
+  f->task[q] = task;
+  f->n_rsz++;
+}
+
+/* The operator after convolution k's first fused one k2 that joins the
+ * dispatch at `task` (see fuse_group), if any: it reads k2's output alone,
+ * or (keep) is the first of several to read it, that output then stored
+ * too (hand_recrop's PRELU after a residual ADD that a pool reads too). A
+ * tensor it reads computed after the convolution moves the dispatch to
+ * its task. */
+static void fuse_second(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
+                        size_t k2, int32_t task, unsigned allow) {
+  int32_t t = texmem_model_op(m, k)->outputs[0], t2 = texmem_model_op(m, k2)->outputs[0];
+  int32_t rsz, src;
   size_t n_tensors = texmem_model_tensor_count(m);
   bool several = reader[t2] == -2 && (allow & TEXMEM__FUSE_KEEP);
   bool tensor_ok = !several && !binds_tensor(m, texmem_model_op(m, k2), t);
@@ -584,12 +581,24 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
   f->keep[k] = several;
   f->n_kept += several;
   join(f, k, k3, task);
-  if (rsz >= 0) {
-    f->rsz[k] = rsz;
-    f->head[rsz] = (int32_t)k;
-    f->task[rsz] = task;
-    f->n_rsz++;
-  }
+  if (rsz >= 0) read_through_resize(f, k, rsz, task);
+}
+
+/* Convolution k's fused operators (first k2, its operand read through
+ * fo's folds; a second one after it), and where they run. */
+static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *reader, size_t k,
+                       size_t k2, const operand_folds *fo, unsigned allow) {
+  int32_t task = fo->late ? (int32_t)k2 : (int32_t)k;
+  f->head[k] = (int32_t)k;
+  f->task[k] = task;
+  f->first[k] = (int32_t)k2;
+  join(f, k, (int32_t)k2, task);
+  f->pad[k] = fo->pad;
+  if (fo->pad >= 0) join(f, k, fo->pad, task);
+  f->pool[k] = fo->pool;
+  if (fo->pool >= 0) join(f, k, fo->pool, task);
+  if (fo->rsz >= 0) read_through_resize(f, k, fo->rsz, task);
+  fuse_second(m, f, reader, k, k2, task, allow);
 }
 
 /* FULLY_CONNECTED layers (rows along the input's channels: op_fc.comp)
