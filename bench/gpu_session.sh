@@ -28,9 +28,9 @@
 #            MediaPipe models (tiles.jsonl; bench/gpu_table.py --tiles
 #            tiles.jsonl: each layer's time per split, the choice's, the
 #            fastest's)
-#   kernels  `--kernels portable` on three models, then `--unfused` on five
+#   kernels  `--kernels portable` on three models, then `--unfused` on six
 #            (beside the default bench: the tiled 1x1 kernel's gain, fusion's
-#            and the folds' (depthwise, scales, reshapes, resizes), and whether fused
+#            and the folds' (depthwise, scales, reshapes, resizes, heads), and whether fused
 #            outputs equal unfused ones on this driver, by outputs_fnv1a;
 #            kernels.jsonl, unfused.jsonl)
 #   tests    last, the GL test programs that need no Node, 8 at a time, in
@@ -115,7 +115,7 @@ done
 for m in builtin .gpu/models/palm_detection_lite.tflite \
          .gpu/models/selfie_segmentation_landscape.tflite \
          .gpu/models/face_detection_full_range.tflite \
-         .gpu/models/pose_landmark_lite.tflite; do
+         .gpu/models/pose_landmark_lite.tflite .gpu/models/hand_landmark_lite.tflite; do
   [ "$(el)" -lt $((end * 76 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/unfused.jsonl" "$B/texmem" "$m" fp16 --runs 21 --unfused
 done
