@@ -590,8 +590,9 @@ static void print_report(const bench *b, uint64_t peak_rss) {
   if (ps->tiled && o->split)
     snprintf(split, sizeof split, ", split %u ways in every layer", (unsigned)o->split);
   printf("kernels:      %s 1x1 convolutions%s%s; %zu operators fused into convolutions "
-         "(%zu dispatches run late); folded: %zu depthwise convolutions and %zu per-channel "
-         "MULs into 1x1 ones, %zu reshapes, %zu resizes; %zu FULLY_CONNECTED heads merged\n",
+         "(%zu dispatches run late)\n              folded: %zu depthwise convolutions and %zu "
+         "per-channel MULs into 1x1 ones, %zu reshapes, %zu resizes; %zu FULLY_CONNECTED heads "
+         "merged\n",
          ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
          split, ps->fused, ps->late_fused, ps->depthwise_folded, ps->scales_folded,
          ps->reshapes_folded, ps->resizes_folded, ps->heads_merged);
