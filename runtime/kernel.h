@@ -80,6 +80,10 @@ typedef struct texmem__kernel {
   /* In: a PAD of zero rows and columns making the convolution's input: the
    * kernel reads the PAD's input, its padding added (NULL: none). */
   const texmem_op *in_pad;
+  /* In: a DEPTH_TO_SPACE making the tensor the kernel reads as x (its
+   * input, or in_pad's or in_dw's input): the kernel reads its input
+   * through it (NULL: none). */
+  const texmem_op *in_d2s;
   /* In: a DEPTHWISE_CONV_2D making a 1x1 convolution's input: the tiled
    * kernel reads its input and computes it (NULL: none). */
   const texmem_op *in_dw;

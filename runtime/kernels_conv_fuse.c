@@ -235,6 +235,60 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
   }
 }
 
+/* The DEPTH_TO_SPACE making the tensor convolution k reads as x (its
+ * folded input PAD's input, or its own input) when that tensor is an
+ * intermediate one of the same batch; -1 otherwise. */
+static int32_t depth_to_space_of(const texmem_model *m, const texmem__fusion *f, size_t k) {
+  const texmem_op *c = texmem_model_op(m, k);
+  int32_t t = f->inpad[k] >= 0 ? texmem_model_op(m, (size_t)f->inpad[k])->inputs[0] : c->inputs[0];
+  const texmem_tensor *tt = tensor_at(m, t);
+  if (!tt || tt->producer < 0 || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || tt->rank != 4)
+    return -1;
+  const texmem_op *d = texmem_model_op(m, (size_t)tt->producer);
+  const texmem_tensor *x = d->n_inputs == 1 ? tensor_at(m, d->inputs[0]) : NULL;
+  int32_t bs = d->options.block_size;
+  if (d->type != TEXMEM_OP_DEPTH_TO_SPACE || d->n_outputs != 1 || !x || !is_float(x) ||
+      !is_float(tt) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) || bs < 1 ||
+      x->b != tt->b || x->c != tt->c * (uint32_t)(bs * bs) || tt->h != x->h * (uint32_t)bs ||
+      tt->w != x->w * (uint32_t)bs)
+    return -1;
+  return tt->producer;
+}
+
+/* Whether DEPTH_TO_SPACE q, making what convolution k reads as x, folds
+ * into every convolution reading it: k alone reads its output, or a PAD
+ * does that every one of its readers folds (fold_input_pads); none of them
+ * binds q's input as its fused operand (a dispatch binds a tensor once). */
+static bool depth_to_space_folds(const texmem_model *m, const texmem__fusion *f, size_t k,
+                                 int32_t q, const int32_t *reader) {
+  int32_t t = texmem_model_op(m, (size_t)q)->outputs[0], src = texmem_model_op(m, (size_t)q)->inputs[0];
+  int32_t p = f->inpad[k];
+  if (reader[t] != (p >= 0 ? p : (int32_t)k)) return false;
+  for (size_t j = 0; j < f->n_ops; j++)
+    if ((j == k || (p >= 0 && f->inpad[j] == p)) &&
+        ((f->head[j] != -1 && f->head[j] != (int32_t)j) || operand_read(m, f, j) == src))
+      return false;
+  return true;
+}
+
+/* DEPTH_TO_SPACEs read through by the convolutions reading their output
+ * (through a folded PAD or not): not run, their input read until the last
+ * of them (pose_detection's heads). Counted with the fused operators. */
+static void fold_depth_to_space(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
+  for (size_t k = 0; k < f->n_ops; k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    if (op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) continue;
+    int32_t q = depth_to_space_of(m, f, k);
+    if (q < 0 || (f->head[q] != -1 && f->ind2s[f->head[q]] != q) ||
+        (f->head[q] == -1 && !depth_to_space_folds(m, f, k, q, reader)))
+      continue;
+    f->head[k] = (int32_t)k;
+    f->ind2s[k] = q;
+    if (f->head[q] == -1) join(f, k, q, f->task[k]);
+    else if (f->task[k] > f->task[q]) f->task[q] = f->task[k]; /* read until its last reader */
+  }
+}
+
 /* The input of operator k when the tiled 1x1 kernel may compute it while
  * staging (a folded depthwise convolution or MUL): k a 1x1 stride-1
  * CONV_2D run by itself or with its own fused operators, no input PAD or
@@ -247,7 +301,7 @@ static int32_t staged_input(const texmem_model *m, const texmem__fusion *f, size
   if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
       w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
       (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 || f->indw[k] >= 0 ||
-      f->inmul[k] >= 0 || f->inrsz[k] >= 0)
+      f->inmul[k] >= 0 || f->inrsz[k] >= 0 || f->ind2s[k] >= 0)
     return -1;
   int32_t t = c->inputs[0];
   const texmem_tensor *tt = tensor_at(m, t);
@@ -336,8 +390,9 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
     if (q >= 0) {
       f->indw[k] = q;
       f->n_dw++;
-      int32_t p = f->inpad[q]; /* read there now, until its last reader */
+      int32_t p = f->inpad[q], d = f->ind2s[q]; /* read there now, until the last reader */
       if (p >= 0 && f->task[k] > f->task[p]) f->task[p] = f->task[k];
+      if (d >= 0 && f->task[k] > f->task[d]) f->task[d] = f->task[k];
     } else if ((q = foldable_mul(m, f, k, reader)) >= 0) {
       f->inmul[k] = q;
       f->n_mul++;
@@ -510,8 +565,8 @@ void texmem__fusion_destroy(texmem__fusion *f) {
   free(f);
 }
 
-/* The per-operator arrays of a fusion, head .. heads, one allocation. */
-enum { FUSION_ARRAYS = 15 };
+/* The per-operator arrays of a fusion, head .. ind2s, one allocation. */
+enum { FUSION_ARRAYS = 16 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -537,10 +592,11 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->rsz = v + 12 * n_ops;
   f->inrsz = v + 13 * n_ops;
   f->heads = v + 14 * n_ops;
+  f->ind2s = v + 15 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
     f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
-    f->rsz[k] = f->inrsz[k] = f->heads[k] = -1;
+    f->rsz[k] = f->inrsz[k] = f->heads[k] = f->ind2s[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
@@ -696,7 +752,10 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
     }
   fuse_fully_connected(m, f, reader);
   if (allow & TEXMEM__FUSE_HEADS) merge_fully_connected(m, f);
-  if (allow & TEXMEM__FUSE_INPAD) fold_input_pads(m, f, reader);
+  if (allow & TEXMEM__FUSE_INPAD) {
+    fold_input_pads(m, f, reader);
+    fold_depth_to_space(m, f, reader);
+  }
   if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader, allow);
   if (allow & TEXMEM__FUSE_RESHAPE) {
     fold_reshapes(m, f, reader);
@@ -723,7 +782,7 @@ static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of,
   return (p == c && f->first[c] >= 0) ||
          (p == f->first[c] && f->second[c] >= 0 && !f->keep[c]) ||
          p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c] ||
-         p == f->inmul[c] || p == f->rsz[c] || p == f->inrsz[c];
+         p == f->inmul[c] || p == f->rsz[c] || p == f->inrsz[c] || p == f->ind2s[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
@@ -1007,6 +1066,15 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
   if (k->in_rsz || k->fused_rsz) /* a resize's store rounds in fp16 */
     snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "%s",
              texmem__kernel_env_half_images(env) ? "#define TM_RS_ROUND 1\n" : "");
+  if (k->in_d2s) { /* xd the DEPTH_TO_SPACE's input, x read through it */
+    const texmem_tensor *d = tensor_at(m, k->in_d2s->outputs[0]);
+    k->inputs[0] = k->in_d2s->inputs[0];
+    ins[0] = "xd";
+    snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_X_D2S 1\n%s",
+             d->c % 4 ? "" : "#define TM_D2S_ALIGNED 1\n");
+    texmem__kernel_ivec4(k, "xds", k->in_d2s->options.block_size, (int32_t)d->c, (int32_t)d->w,
+                         (int32_t)d->h);
+  }
   if (k->in_rsz) { /* xr the resize's input, x read through it */
     float sc[4];
     const texmem_tensor *r = tensor_at(m, op->inputs[0]);

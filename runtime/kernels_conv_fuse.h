@@ -42,7 +42,11 @@
  * padding before a stride-2 convolution; or by several such convolutions,
  * each folding it: the PAD's head is the first, its task the last one's):
  * the convolution reads the PAD's input with the padding added to its own,
- * and zeros outside it. A
+ * and zeros outside it. Likewise ind2s, a DEPTH_TO_SPACE making what the
+ * convolution reads (its input or its folded PAD's), read by it or that
+ * PAD alone: the convolution reads the DEPTH_TO_SPACE's input, each texel
+ * where op_depth_to_space.comp takes it (a copy: bit for bit), and the
+ * DEPTH_TO_SPACE is not run (counted in n_fused, as input PADs). A
  * convolution may fold one with no element-wise operator fused. And indw,
  * with the tiled 1x1 kernel only: a DEPTHWISE_CONV_2D (multiplier 1,
  * nothing element-wise fused into it; its input PAD folded or not) making
@@ -96,6 +100,7 @@ typedef struct texmem__fusion {
                     operators read too, is stored beside the second's */
   int32_t *rsz, *inrsz;
   int32_t *heads; /* per FULLY_CONNECTED: the next one its dispatch runs (-1: none) */
+  int32_t *ind2s; /* per convolution: the DEPTH_TO_SPACE it reads x through (-1: none) */
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:

@@ -109,6 +109,39 @@ highp vec4 x_read(highp ivec3 p) {
 }
 #endif
 
+#ifdef TM_X_D2S
+// The convolution's input is a DEPTH_TO_SPACE's output that is never
+// stored (its own input, or a folded PAD's or depthwise convolution's):
+// the binding xd holds the DEPTH_TO_SPACE's input, and x reads each texel
+// where op_depth_to_space.comp takes it (DCR order; with TM_D2S_ALIGNED,
+// channels a multiple of 4, a texel is one of xd's).
+uniform highp ivec4 xds; // block size, channels, output width, height
+#ifndef TM_D2S_ALIGNED
+// Lane i of the texel whose first channel c0 is at channel base of xd's
+// pixel q (batch at slice z0): 0 past the channels.
+highp float d2s_lane(highp ivec2 q, highp int z0, highp int base, highp int c0, highp int i) {
+  highp int ic = base + i;
+  return c0 + i < xds.y ? tm_lane(xd_read(ivec3(q, z0 + (ic >> 2))), ic & 3) : 0.0;
+}
+#endif
+highp ivec3 x_shape() {
+  highp int oslices = (xds.y + 3) >> 2, islices = (xds.y * xds.x * xds.x + 3) >> 2;
+  return ivec3(xds.zw, xd_shape().z / islices * oslices);
+}
+highp vec4 x_read(highp ivec3 p) {
+  highp int bs = xds.x, oslices = (xds.y + 3) >> 2, islices = (xds.y * bs * bs + 3) >> 2;
+  highp int ob = p.z / oslices, zs = p.z - ob * oslices, z0 = ob * islices;
+  highp ivec2 q = p.xy / bs;
+  highp int base = ((p.y % bs) * bs + p.x % bs) * xds.y + 4 * zs;
+#ifdef TM_D2S_ALIGNED
+  return xd_read(ivec3(q, z0 + (base >> 2)));
+#else
+  return vec4(d2s_lane(q, z0, base, 4 * zs, 0), d2s_lane(q, z0, base, 4 * zs, 1),
+              d2s_lane(q, z0, base, 4 * zs, 2), d2s_lane(q, z0, base, 4 * zs, 3));
+#endif
+}
+#endif
+
 #ifdef TM_FUSE_E_IS_X
 // The operand is the tensor bound as x (a folded depthwise convolution's
 // input that the fused operator reads too: one binding serves both).

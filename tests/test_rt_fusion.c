@@ -1286,3 +1286,49 @@ Test(rt_fusion, fully_connected_heads_merged) {
     g_heads = -1;
   }
 }
+
+/* DEPTH_TO_SPACE of x, block bs. */
+static int32_t depth_to_space(rt_mb *b, int32_t x, int32_t bs) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t shape[4] = {(int32_t)t->b, (int32_t)t->h * bs, (int32_t)t->w * bs,
+                      (int32_t)t->c / (bs * bs)};
+  int32_t y = rt_mb_tensor(b, 4, shape);
+  texmem_op_options o = texmem_op_options_default();
+  o.block_size = bs;
+  rt_mb_op(b, TEXMEM_OP_DEPTH_TO_SPACE, &x, 1, y, &o);
+  return y;
+}
+
+/* A DEPTH_TO_SPACE read by convolutions (pose_detection's heads: through
+ * a PAD that two depthwise convolutions read, each folded into its 1x1 with
+ * the tiled kernels) is read through: not run, each convolution reads its
+ * input where op_depth_to_space.comp takes it; bit for bit. A depthwise
+ * and a 3x3 convolution reading it directly; channels a multiple of 4 and
+ * not, block 2 and 3, batch 2. Not folded: its output read twice. */
+Test(rt_fusion, depth_to_space_read_through) {
+  for (int c = 0; c < 4; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t y = -1, fused = 2, dw = 0;
+    if (c == 0 || c == 3) {
+      int32_t d = depth_to_space(&b, input(&b, 1, 4, 5, 48), 2);
+      if (c == 3) rt_mb_output(&b, d);
+      y = conv(&b, d, 3, 1, 0, 1, TEXMEM_ACT_RELU6);
+      fused = c == 3 ? 1 : 2;
+    } else if (c == 1) {
+      int32_t p = pad_plane(&b, depth_to_space(&b, input(&b, 2, 5, 4, 24), 2), 0, 1, 0, 1);
+      int32_t d1 = conv_padded(&b, p, 3, 2, 0, 1, TEXMEM_ACT_NONE, TEXMEM_PADDING_VALID);
+      rt_mb_output(&b, conv(&b, d1, 1, 1, 8, 0, TEXMEM_ACT_NONE));
+      int32_t d2 = conv_padded(&b, p, 3, 2, 0, 1, TEXMEM_ACT_NONE, TEXMEM_PADDING_VALID);
+      y = conv(&b, d2, 1, 1, 5, 0, TEXMEM_ACT_NONE);
+      fused = 4; /* the DEPTH_TO_SPACE, the PAD, two copies */
+      dw = 2;
+    } else {
+      y = conv(&b, depth_to_space(&b, input(&b, 1, 3, 3, 36), 3), 3, 1, 8, 0, TEXMEM_ACT_NONE);
+    }
+    static const char *const what[] = {"depthwise, 12 channels", "PAD, two depthwise, 6 channels, batch 2",
+                                       "3x3, block 3, 4 channels", "read twice"};
+    g_dw = dw;
+    finish(&b, y, (size_t)fused, what[c]);
+    g_dw = -1;
+  }
+}
