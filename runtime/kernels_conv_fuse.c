@@ -153,6 +153,11 @@ static int32_t foldable_resize(const texmem_model *m, int32_t o, const int32_t *
   return q;
 }
 
+/* Operator q, read through by dispatches up to `task`, is read there. */
+static void read_until(texmem__fusion *f, int32_t q, int32_t task) {
+  if (q >= 0 && task > f->task[q]) f->task[q] = task;
+}
+
 /* Operator j joins convolution k's dispatch at `task`. */
 static void join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
   f->head[j] = (int32_t)k;
@@ -181,7 +186,22 @@ static int32_t input_pad(const texmem_model *m, size_t k, int32_t src_taken) {
   return q;
 }
 
-static int32_t operand_read(const texmem_model *m, const texmem__fusion *f, size_t k);
+/* The tensor convolution k's dispatch reads as its fused operand (-1:
+ * none). */
+static int32_t operand_read(const texmem_model *m, const texmem__fusion *f, size_t k) {
+  if (f->first[k] < 0) return -1;
+  if (f->pool[k] >= 0) return texmem_model_op(m, (size_t)f->pool[k])->inputs[0];
+  if (f->pad[k] >= 0) return texmem_model_op(m, (size_t)f->pad[k])->inputs[0];
+  if (f->rsz[k] >= 0) return texmem_model_op(m, (size_t)f->rsz[k])->inputs[0];
+  const texmem_op *e = texmem_model_op(m, (size_t)f->first[k]);
+  int32_t t = texmem_model_op(m, k)->outputs[0];
+  if (!binds_tensor(m, e, t) && f->second[k] >= 0) { /* the second's, if any */
+    t = e->outputs[0];
+    e = texmem_model_op(m, (size_t)f->second[k]);
+  }
+  if (!binds_tensor(m, e, t)) return -1;
+  return e->inputs[0] == t ? e->inputs[1] : e->inputs[0];
+}
 
 /* The PAD making convolution k's input when it folds into the
  * convolution's read (input_pad): every operator reading its output is
@@ -204,21 +224,14 @@ static int32_t foldable_input_pad(const texmem_model *m, const texmem__fusion *f
   return q;
 }
 
-/* The tensor convolution k's dispatch reads as its fused operand (-1:
- * none). */
-static int32_t operand_read(const texmem_model *m, const texmem__fusion *f, size_t k) {
-  if (f->first[k] < 0) return -1;
-  if (f->pool[k] >= 0) return texmem_model_op(m, (size_t)f->pool[k])->inputs[0];
-  if (f->pad[k] >= 0) return texmem_model_op(m, (size_t)f->pad[k])->inputs[0];
-  if (f->rsz[k] >= 0) return texmem_model_op(m, (size_t)f->rsz[k])->inputs[0];
-  const texmem_op *e = texmem_model_op(m, (size_t)f->first[k]);
-  int32_t t = texmem_model_op(m, k)->outputs[0];
-  if (!binds_tensor(m, e, t) && f->second[k] >= 0) { /* the second's, if any */
-    t = e->outputs[0];
-    e = texmem_model_op(m, (size_t)f->second[k]);
-  }
-  if (!binds_tensor(m, e, t)) return -1;
-  return e->inputs[0] == t ? e->inputs[1] : e->inputs[0];
+
+/* Operator q (an input PAD or DEPTH_TO_SPACE), read through by
+ * convolution k: it joins k's dispatch when k is its first reader, and is
+ * read until its last one. */
+static void read_through(texmem__fusion *f, size_t k, int32_t q) {
+  f->head[k] = (int32_t)k;
+  if (f->head[q] == -1) join(f, k, q, f->task[k]);
+  else read_until(f, q, f->task[k]);
 }
 
 /* Input PADs folded into the convolutions that read them. */
@@ -228,10 +241,8 @@ static void fold_input_pads(const texmem_model *m, texmem__fusion *f, const int3
     if (op->type != TEXMEM_OP_CONV_2D && op->type != TEXMEM_OP_DEPTHWISE_CONV_2D) continue;
     int32_t q = foldable_input_pad(m, f, k, reader);
     if (q < 0 || (f->head[q] != -1 && f->inpad[f->head[q]] != q)) continue;
-    f->head[k] = (int32_t)k;
     f->inpad[k] = q;
-    if (f->head[q] == -1) join(f, k, q, f->task[k]);
-    else if (f->task[k] > f->task[q]) f->task[q] = f->task[k]; /* read until its last reader */
+    read_through(f, k, q);
   }
 }
 
@@ -261,8 +272,8 @@ static int32_t depth_to_space_of(const texmem_model *m, const texmem__fusion *f,
  * binds q's input as its fused operand (a dispatch binds a tensor once). */
 static bool depth_to_space_folds(const texmem_model *m, const texmem__fusion *f, size_t k,
                                  int32_t q, const int32_t *reader) {
-  int32_t t = texmem_model_op(m, (size_t)q)->outputs[0], src = texmem_model_op(m, (size_t)q)->inputs[0];
-  int32_t p = f->inpad[k];
+  const texmem_op *d = texmem_model_op(m, (size_t)q);
+  int32_t t = d->outputs[0], src = d->inputs[0], p = f->inpad[k];
   if (reader[t] != (p >= 0 ? p : (int32_t)k)) return false;
   for (size_t j = 0; j < f->n_ops; j++)
     if ((j == k || (p >= 0 && f->inpad[j] == p)) &&
@@ -282,10 +293,8 @@ static void fold_depth_to_space(const texmem_model *m, texmem__fusion *f, const 
     if (q < 0 || (f->head[q] != -1 && f->ind2s[f->head[q]] != q) ||
         (f->head[q] == -1 && !depth_to_space_folds(m, f, k, q, reader)))
       continue;
-    f->head[k] = (int32_t)k;
     f->ind2s[k] = q;
-    if (f->head[q] == -1) join(f, k, q, f->task[k]);
-    else if (f->task[k] > f->task[q]) f->task[q] = f->task[k]; /* read until its last reader */
+    read_through(f, k, q);
   }
 }
 
@@ -390,9 +399,8 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
     if (q >= 0) {
       f->indw[k] = q;
       f->n_dw++;
-      int32_t p = f->inpad[q], d = f->ind2s[q]; /* read there now, until the last reader */
-      if (p >= 0 && f->task[k] > f->task[p]) f->task[p] = f->task[k];
-      if (d >= 0 && f->task[k] > f->task[d]) f->task[d] = f->task[k];
+      read_until(f, f->inpad[q], f->task[k]); /* read there now, until the last reader */
+      read_until(f, f->ind2s[q], f->task[k]);
     } else if ((q = foldable_mul(m, f, k, reader)) >= 0) {
       f->inmul[k] = q;
       f->n_mul++;
@@ -473,6 +481,16 @@ typedef struct operand_folds {
   bool late;
 } operand_folds;
 
+/* Operator q (-1: none) making the tensor *oi, when the dispatch reads
+ * its input instead: *oi becomes that input, unless it is `avoid` (the
+ * convolution's own input); q, or -1 when not taken. */
+static int32_t read_operand_through(const texmem_model *m, int32_t q, int32_t avoid,
+                                    int32_t *oi) {
+  if (q < 0 || texmem_model_op(m, (size_t)q)->inputs[0] == avoid) return -1;
+  *oi = texmem_model_op(m, (size_t)q)->inputs[0];
+  return q;
+}
+
 /* How operator k2, the one reader of convolution k's output t, fuses into
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, read as it is, or (as `allow` lets) through the
@@ -490,29 +508,17 @@ static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const
   const texmem_tensor *o = tensor_at(m, oi);
   if (o->flags & TEXMEM_TENSOR_CONSTANT) return constant_fits(o, tt);
   if (!is_float(o) || o->rank != 4 || !same_bhwc(o, tt)) return false;
-  /* What the dispatch reads: the operand, or a folded PAD's input, or a
-   * folded pool's input; never the convolution's own input. */
-  int32_t q = allow & TEXMEM__FUSE_PAD ? foldable_pad(m, oi, reader) : -1;
-  int32_t src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
-  if (q >= 0 && src != c->inputs[0]) {
-    fo->pad = q;
-    oi = src;
-  }
-  q = allow & TEXMEM__FUSE_POOL ? foldable_pool(m, oi, reader) : -1;
-  src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
-  if (q >= 0 && src != c->inputs[0]) {
-    fo->pool = q;
-    oi = src;
-  }
-  q = allow & TEXMEM__FUSE_RESIZE && fo->pad < 0 && fo->pool < 0 ? foldable_resize(m, oi, reader)
-                                                                  : -1;
-  src = q >= 0 ? texmem_model_op(m, (size_t)q)->inputs[0] : oi;
-  if (q >= 0 && src != c->inputs[0]) {
-    fo->rsz = q;
-    oi = src;
-  }
+  /* What the dispatch reads: the operand, or a folded PAD's, pool's or
+   * resize's input; never the convolution's own input. */
+  int32_t in = c->inputs[0];
+  if (allow & TEXMEM__FUSE_PAD)
+    fo->pad = read_operand_through(m, foldable_pad(m, oi, reader), in, &oi);
+  if (allow & TEXMEM__FUSE_POOL)
+    fo->pool = read_operand_through(m, foldable_pool(m, oi, reader), in, &oi);
+  if (allow & TEXMEM__FUSE_RESIZE && fo->pad < 0 && fo->pool < 0)
+    fo->rsz = read_operand_through(m, foldable_resize(m, oi, reader), in, &oi);
   fo->late = tensor_at(m, oi)->producer > (int32_t)k;
-  return oi != c->inputs[0];
+  return oi != in;
 }
 
 /* Whether operator k3, the one reader of t2 (the output of the operator
