@@ -84,6 +84,10 @@ typedef struct texmem__kernel {
    * input, or in_pad's or in_dw's input): the kernel reads its input
    * through it (NULL: none). */
   const texmem_op *in_d2s;
+  /* In: a DEPTHWISE_CONV_2D of a 1x1 window (multiplier 1) making the
+   * convolution's input: the kernel reads its input and applies it per
+   * texel (NULL: none). */
+  const texmem_op *in_aff;
   /* In: a DEPTHWISE_CONV_2D making a 1x1 convolution's input: the tiled
    * kernel reads its input and computes it (NULL: none). */
   const texmem_op *in_dw;

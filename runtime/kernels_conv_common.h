@@ -160,6 +160,15 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
                               const texmem_op *op, texmem__kernel *k, char *defs, size_t cap,
                               texmem_error *err);
 
+/* Depthwise convolution `op` of a 1x1 window and multiplier 1, applied to
+ * each texel another kernel k computes or reads (kernels_conv_fuse.h): its
+ * weights then its bias (one vec4 a slice each, as op_depthwise.comp
+ * reads them) as k's next buffer, its activation as uniform `act` (a
+ * string literal). */
+texmem_status texmem__dw_affine_buffer(texmem__kernel_env *env, const texmem_model *model,
+                                      const texmem_op *op, texmem__kernel *k, const char *act,
+                                      texmem_error *err);
+
 /* OHWI weights (O x KH x KW x I) as 4x4 blocks for groups of
  * TEXMEM__CONV_GROUP output slices: index
  *   (((g * KH + ky) * KW + kx) * IS + is) * GROUP*4 + o * 4 + k

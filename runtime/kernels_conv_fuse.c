@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "kernel_env.h"
+#include "kernels_conv_common.h"
 #include "kernels_conv_fuse.h"
 #include "kernels_util.h"
 
@@ -44,10 +45,23 @@ static bool constant_fits(const texmem_tensor *o, const texmem_tensor *t) {
   return o->data_size == n * sizeof(float);
 }
 
+/* Whether e is a DEPTHWISE_CONV_2D of rank-4 tensor t that maps each
+ * texel alone (a 1x1 window, multiplier 1: a per-channel scale and shift,
+ * hand_recrop's), with an activation the kernels apply. */
+static bool per_texel_depthwise(const texmem_model *m, const texmem_op *e, int32_t t) {
+  const texmem_tensor *tt = tensor_at(m, t);
+  const texmem_tensor *w = e->n_inputs >= 2 ? tensor_at(m, e->inputs[1]) : NULL;
+  return e->type == TEXMEM_OP_DEPTHWISE_CONV_2D && e->inputs[0] == t && tt && tt->rank == 4 &&
+         w && (w->flags & TEXMEM_TENSOR_CONSTANT) && w->rank == 4 && w->shape[0] == 1 &&
+         w->shape[1] == 1 && w->shape[2] == 1 && (uint32_t)w->shape[3] == tt->c &&
+         e->options.depth_multiplier <= 1 && activation_ok(e->options.activation);
+}
+
 /* Whether element-wise operator e can take tensor t's value inside a
  * fused program: one float output of t's shape, neither constant nor
- * graph input; unary, or binary with an activation the kernels apply.
- * *oi: a binary operator's other operand (-1 for a unary one). */
+ * graph input; unary, binary with an activation the kernels apply, or a
+ * per-texel depthwise convolution (applied as op_depthwise.comp sums its
+ * one tap). *oi: a binary operator's other operand (-1 otherwise). */
 static bool elementwise_on(const texmem_model *m, const texmem_op *e, int32_t t, int32_t *oi) {
   const texmem_tensor *tt = tensor_at(m, t);
   const texmem_tensor *y = e->n_outputs == 1 ? tensor_at(m, e->outputs[0]) : NULL;
@@ -55,6 +69,7 @@ static bool elementwise_on(const texmem_model *m, const texmem_op *e, int32_t t,
   if (!tt || !y || !is_float(y) || !same_bhwc(y, tt) ||
       (y->flags & (TEXMEM_TENSOR_CONSTANT | TEXMEM_TENSOR_INPUT)))
     return false;
+  if (e->type == TEXMEM_OP_DEPTHWISE_CONV_2D) return per_texel_depthwise(m, e, t);
   if (texmem__ew_unary_kind(e->type) >= 0) return e->n_inputs == 1;
   if (texmem__ew_binary_mode(e->type) < 0 || e->n_inputs != 2) return false;
   if (has_activation(e->type) && !activation_ok(e->options.activation)) return false;
@@ -416,6 +431,48 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
   }
 }
 
+/* The per-texel DEPTHWISE_CONV_2D making convolution k's input when k
+ * reads through it (kernels_conv_fuse.h: inaff): k a CONV_2D or
+ * DEPTHWISE_CONV_2D run by itself or with its own fused operators, no other
+ * fold of its input taken, its input read by k alone; the depthwise one in
+ * no dispatch but its own, of a float rank-4 non-constant tensor of its
+ * output's shape that k's fused operator does not read (one dispatch binds
+ * a tensor once); -1 otherwise. */
+static int32_t per_texel_input(const texmem_model *m, const texmem__fusion *f, size_t k,
+                               const int32_t *reader) {
+  const texmem_op *c = texmem_model_op(m, k);
+  if ((c->type != TEXMEM_OP_CONV_2D && c->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
+      c->n_outputs != 1 || (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 ||
+      f->indw[k] >= 0 || f->inmul[k] >= 0 || f->inrsz[k] >= 0 || f->ind2s[k] >= 0)
+    return -1;
+  int32_t t = c->inputs[0];
+  int32_t q = t >= 0 && reader[t] == (int32_t)k
+                  ? sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D)
+                  : -1;
+  if (q < 0 || f->head[q] != -1) return -1;
+  const texmem_op *d = texmem_model_op(m, (size_t)q);
+  const texmem_tensor *x = tensor_at(m, d->inputs[0]), *y = tensor_at(m, t);
+  if (!x || !is_float(x) || !is_float(y) || x->rank != 4 || y->rank != 4 ||
+      (x->flags & TEXMEM_TENSOR_CONSTANT) || !same_bhwc(x, y) ||
+      !per_texel_depthwise(m, d, d->inputs[0]) || operand_read(m, f, k) == d->inputs[0])
+    return -1;
+  return q;
+}
+
+/* Per-texel depthwise convolutions read through by the convolution
+ * reading their output (hand_recrop's, after a standalone PRELU or a
+ * dispatch that already runs two operators): not run. Counted with the
+ * fused operators, as input PADs. */
+static void fold_per_texel_inputs(const texmem_model *m, texmem__fusion *f,
+                                  const int32_t *reader) {
+  for (size_t k = 0; k < f->n_ops; k++) {
+    int32_t q = per_texel_input(m, f, k, reader);
+    if (q < 0) continue;
+    f->inaff[k] = q;
+    read_through(f, k, q);
+  }
+}
+
 /* Operator k when it is of `type` with at least n_in inputs and one
  * output, in no dispatch but its own yet; NULL otherwise. */
 static const texmem_op *unclaimed(const texmem_model *m, const texmem__fusion *f, size_t k,
@@ -572,7 +629,7 @@ void texmem__fusion_destroy(texmem__fusion *f) {
 }
 
 /* The per-operator arrays of a fusion, head .. ind2s, one allocation. */
-enum { FUSION_ARRAYS = 16 };
+enum { FUSION_ARRAYS = 17 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -599,10 +656,11 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->inrsz = v + 13 * n_ops;
   f->heads = v + 14 * n_ops;
   f->ind2s = v + 15 * n_ops;
+  f->inaff = v + 16 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
     f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
-    f->rsz[k] = f->inrsz[k] = f->heads[k] = f->ind2s[k] = -1;
+    f->rsz[k] = f->inrsz[k] = f->heads[k] = f->ind2s[k] = f->inaff[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
@@ -677,7 +735,8 @@ static void fuse_fully_connected(const texmem_model *m, texmem__fusion *f,
     if (!tt || !x || !w || w->rank != 2 || (uint32_t)w->shape[1] != x->c ||
         !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k ||
         f->head[reader[t]] != -1 ||
-        !elementwise_on(m, texmem_model_op(m, (size_t)reader[t]), t, &oi) || oi >= 0)
+        texmem__ew_unary_kind(texmem_model_op(m, (size_t)reader[t])->type) < 0 ||
+        !elementwise_on(m, texmem_model_op(m, (size_t)reader[t]), t, &oi))
       continue;
     f->head[k] = (int32_t)k;
     f->first[k] = reader[t];
@@ -763,6 +822,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
     fold_depth_to_space(m, f, reader);
   }
   if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader, allow);
+  if (allow & TEXMEM__FUSE_INPAD) fold_per_texel_inputs(m, f, reader);
   if (allow & TEXMEM__FUSE_RESHAPE) {
     fold_reshapes(m, f, reader);
     fold_identity_reshapes(m, f, reader);
@@ -788,7 +848,8 @@ static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of,
   return (p == c && f->first[c] >= 0) ||
          (p == f->first[c] && f->second[c] >= 0 && !f->keep[c]) ||
          p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c] ||
-         p == f->inmul[c] || p == f->rsz[c] || p == f->inrsz[c] || p == f->ind2s[c];
+         p == f->inmul[c] || p == f->rsz[c] || p == f->inrsz[c] || p == f->ind2s[c] ||
+         p == f->inaff[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,
@@ -998,6 +1059,10 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
     len += (size_t)snprintf(defs + len, cap - len, "#define TM_ROUND_HALF 1\n");
   int kind = texmem__ew_unary_kind(f->type);
   if (stage == 0) texmem__kernel_int(k, "fchannels", (int32_t)tt->c);
+  if (f->type == TEXMEM_OP_DEPTHWISE_CONV_2D) { /* per texel: its weights and bias in f (g) */
+    snprintf(defs + len, cap - len, "#define %s_AFFINE 1\n", nm->macro);
+    return texmem__dw_affine_buffer(env, m, f, k, nm->act, err);
+  }
   if (kind >= 0) {
     snprintf(defs + len, cap - len, "#define %s_UNARY 1\n#define %s_OP %d\n", nm->macro,
              nm->macro, kind);
@@ -1098,6 +1163,15 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
     ins[n_in++] = "s";
   }
   if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
+  if (k->in_aff) { /* xa the per-texel depthwise convolution's input, x read through it */
+    k->inputs[0] = k->in_aff->inputs[0];
+    ins[0] = "xa";
+    bufs[k->n_buffers] = "xw";
+    snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_X_AFFINE 1\n%s",
+             texmem__kernel_env_half_images(env) ? "#define TM_XA_ROUND 1\n" : "");
+    texmem_status s = texmem__dw_affine_buffer(env, m, k->in_aff, k, "xaact", err);
+    if (s) return s;
+  }
   k->outputs[0] = op->outputs[0];
   const texmem_op *stages[2] = {k->fused, k->fused ? k->fused2 : NULL};
   for (int i = 0; i < 2 && stages[i]; i++) {

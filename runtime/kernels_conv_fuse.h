@@ -3,7 +3,8 @@
  * FULLY_CONNECTED) whose output only that operator reads
  * (unary RELU, RELU6, LOGISTIC, HARD_SWISH, TANH, LEAKY_RELU; binary ADD,
  * MUL, SUB, DIV, MAXIMUM, MINIMUM, PRELU with a constant or with a tensor
- * of the same shape) runs as one
+ * of the same shape; a DEPTHWISE_CONV_2D of a 1x1 window and multiplier 1,
+ * which maps each texel alone: a per-channel scale and shift) runs as one
  * dispatch, and the convolution's output is never stored or planned. A
  * second operator reading only that operator's output (unary, or binary
  * with a constant: the PRELU or RELU after a residual ADD) joins the same
@@ -69,6 +70,14 @@
  * fused operator's tensor operand, read by it alone (a feature pyramid's
  * upsampled coarse level added to a finer one): the dispatch reads the
  * resize's input and interpolates it there, with every kernel set.
+ * And inaff, per convolution (any CONV_2D or DEPTHWISE_CONV_2D, every
+ * kernel set), a per-texel DEPTHWISE_CONV_2D as above making its input,
+ * read by it alone, when no dispatch runs it already (its input no
+ * convolution's, or that dispatch runs two operators: hand_recrop's
+ * scale after a residual ADD and PRELU): the convolution reads the
+ * depthwise one's input and computes each texel as op_depthwise.comp
+ * does, activated and rounded as its store would; it is not run (counted
+ * in n_fused, as input PADs) and its output never planned.
  * Not convolutions: through, per operator, for a RESHAPE whose output only
  * a CONCATENATION reads (and is not a graph output), that concatenation
  * (-1: none). The reshape is not run: the concatenation reads each of the
@@ -101,6 +110,7 @@ typedef struct texmem__fusion {
   int32_t *rsz, *inrsz;
   int32_t *heads; /* per FULLY_CONNECTED: the next one its dispatch runs (-1: none) */
   int32_t *ind2s; /* per convolution: the DEPTH_TO_SPACE it reads x through (-1: none) */
+  int32_t *inaff; /* per convolution: the per-texel depthwise one it reads x through (-1: none) */
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:

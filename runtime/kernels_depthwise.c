@@ -72,6 +72,23 @@ static texmem_status dw_parts_of(const texmem_model *model, const texmem_op *op,
   return TEXMEM_STATUS_OK;
 }
 
+/* d's weights then bias in one buffer *buf (a binding fewer: GLES 3.1
+ * guarantees 4); frees d's arrays. */
+static texmem_status joined_buffer(texmem__kernel_env *env, dw_parts *d, texmem_gl_buffer *buf,
+                                   texmem_error *err) {
+  float *wb = realloc(d->pw, (d->nw + d->nb) * sizeof *wb);
+  if (!wb) {
+    free(d->pw);
+    free(d->pb);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
+  memcpy(wb + d->nw, d->pb, d->nb * sizeof *wb);
+  free(d->pb);
+  texmem_status s = texmem__kernel_buffer(env, wb, d->nw + d->nb, buf, err);
+  free(wb);
+  return s;
+}
+
 texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model,
                               const texmem_op *op, texmem__kernel *k, char *defs, size_t cap,
                               texmem_error *err) {
@@ -85,18 +102,7 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
                         "DEPTHWISE_CONV_2D folded with multiplier %u, %zu buffers before", d.mult,
                         k->n_buffers);
   }
-  /* One buffer, weights then bias: a binding fewer (GLES 3.1 guarantees 4). */
-  float *wb = realloc(d.pw, (d.nw + d.nb) * sizeof *wb);
-  if (!wb) {
-    free(d.pw);
-    free(d.pb);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  }
-  memcpy(wb + d.nw, d.pb, d.nb * sizeof *wb);
-  free(d.pb);
-  s = texmem__kernel_buffer(env, wb, d.nw + d.nb, &k->buffers[2], err);
-  free(wb);
-  if (s) return s;
+  if ((s = joined_buffer(env, &d, &k->buffers[2], err))) return s;
   k->n_buffers = 3;
   const texmem_op_options *o = &op->options;
   /* Its activation, as uniform dact. */
@@ -111,6 +117,26 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
   snprintf(defs + len, cap - len, "#define TM_FUSE_DW %d\n%s",
            takes_3x3(o, d.mult, d.kh, d.kw) ? 3 : 1,
            texmem__kernel_env_half_images(env) ? "#define TM_DW_ROUND 1\n" : "");
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__dw_affine_buffer(texmem__kernel_env *env, const texmem_model *model,
+                                      const texmem_op *op, texmem__kernel *k, const char *act,
+                                      texmem_error *err) {
+  dw_parts d;
+  texmem_status s = dw_parts_of(model, op, &d, err);
+  if (s) return s;
+  if (d.mult != 1 || d.kh != 1 || d.kw != 1 || k->n_buffers >= TEXMEM__KERNEL_MAX_BUFFERS) {
+    free(d.pw);
+    free(d.pb);
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "DEPTHWISE_CONV_2D %ux%u, multiplier %u applied per texel, %zu buffers "
+                        "before", d.kh, d.kw, d.mult, k->n_buffers);
+  }
+  if ((s = joined_buffer(env, &d, &k->buffers[k->n_buffers], err))) return s;
+  k->n_buffers++;
+  if ((s = texmem__ku_activation("DEPTHWISE_CONV_2D", op->options.activation, k, err))) return s;
+  k->uniforms[k->n_uniforms - 1].name = act;
   return TEXMEM_STATUS_OK;
 }
 

@@ -12,10 +12,12 @@
 // with TM_FUSE_RESIZE the input of a RESIZE_BILINEAR that made it,
 // interpolated as bilinear.glsl does) or TM_FUSE_CONST (the same with the
 // SSBO `f`, broadcast by fbc from dims fdim as op_binary.comp reads its
-// constant). TM_FUSE_SWAP: the convolution's output was the operator's
-// second operand; TM_FUSE_TANH: the operator's own activation ends in
-// tanh. A second operator may follow in the same program: TM_FUSE2_UNARY,
-// TM_FUSE2_CONST (its constant in the SSBO `g`) or, when the first binds
+// constant) or TM_FUSE_AFFINE (a DEPTHWISE_CONV_2D of a 1x1 window: the
+// SSBO `f` holds its weights and biases, TM_PER_TEXEL_DW below).
+// TM_FUSE_SWAP: the convolution's output was the operator's second
+// operand; TM_FUSE_TANH: the operator's own activation ends in tanh. A
+// second operator may follow in the same program: TM_FUSE2_UNARY,
+// TM_FUSE2_CONST (its constant in the SSBO `g`), TM_FUSE2_AFFINE or, when the first binds
 // no tensor, TM_FUSE2_IMAGE (e read as above, a resize folded or not),
 // with TM_FUSE2_OP, TM_FUSE2_SWAP, TM_FUSE2_TANH and uniforms f2* as above. The
 // operator and its options are compile-time constants, so a CPU driver
@@ -26,7 +28,8 @@
 // are fp16 (TM_ROUND_HALF), so fused and unfused runs agree bit for bit.
 uniform highp vec4 act;  // the convolution's: clamp min, clamp max, tanh if > 0
 uniform highp int batch; // z = batch * slices + slice; 0 = 1
-#if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST)
+#if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST) || \
+    defined(TM_FUSE_AFFINE)
 uniform highp int fchannels; // output channels
 uniform highp vec4 fact;     // the fused operator's own activation
 uniform highp float falpha; // LEAKY_RELU's alpha
@@ -45,7 +48,8 @@ uniform highp vec4 frs; // e is a RESIZE_BILINEAR's input: its scale (bilinear.g
 uniform highp ivec4 fdim; // the constant's (w, h, slices, 0)
 uniform highp ivec4 fbc;  // its broadcast flags (tm_bcast)
 #endif
-#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST) || defined(TM_FUSE2_IMAGE)
+#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST) || defined(TM_FUSE2_IMAGE) || \
+    defined(TM_FUSE2_AFFINE)
 uniform highp vec4 f2act;
 uniform highp float f2alpha;
 #endif
@@ -142,6 +146,25 @@ highp vec4 x_read(highp ivec3 p) {
 }
 #endif
 
+#ifdef TM_X_AFFINE
+// The convolution's input is a per-texel DEPTHWISE_CONV_2D's output that
+// is never stored (runtime/kernels_conv_fuse.h: inaff): the binding xa
+// holds its input, the SSBO xw its weights then biases, and x reads each
+// texel as op_depthwise.comp computes it (bias, += input * weight, its
+// activation xaact), rounded as its store would (TM_XA_ROUND: binary16).
+// Padding lanes stay 0: input, weight and bias are 0 there.
+uniform highp vec4 xaact;
+highp ivec3 x_shape() { return xa_shape(); }
+highp vec4 x_read(highp ivec3 p) {
+  highp int sl = xa_shape().z / max(batch, 1), zs = p.z % sl;
+  highp vec4 v = tm_activate(xw_at(sl + zs) + xa_read(p) * xw_at(zs), xaact);
+#ifdef TM_XA_ROUND
+  v = tm_half_rne(v);
+#endif
+  return v;
+}
+#endif
+
 #ifdef TM_FUSE_E_IS_X
 // The operand is the tensor bound as x (a folded depthwise convolution's
 // input that the fused operator reads too: one binding serves both).
@@ -175,6 +198,13 @@ highp vec4 conv_operand(highp ivec2 q, highp int z) {
 }
 #endif
 
+// A DEPTHWISE_CONV_2D of a 1x1 window (multiplier 1) at slice zs of value
+// v, as op_depthwise.comp computes its one tap (bias, then += v * weight;
+// then its activation a): W_AT holds its weights, one vec4 a slice, then
+// its biases (kernels_depthwise.c).
+#define TM_PER_TEXEL_DW(W_AT, v, zs, a) \
+  tm_activate(W_AT(((fchannels + 3) >> 2) + (zs)) + (v) * W_AT(zs), (a))
+
 // A fused binary operator's arithmetic and its own activation, as
 // op_binary.comp does them: op(v, o), or op(o, v) when the convolution's
 // side was the second operand; then tanh, or a clamp (tm_activate without
@@ -189,12 +219,15 @@ highp vec4 conv_fused_binary(highp int op, bool swapped, bool th, highp vec4 v, 
 // at output texel p (slice zs within its batch) for the accumulated sum v.
 highp vec4 conv_value1(highp ivec3 p, highp int zs, highp vec4 v) {
   v = tm_activate(v, act);
-#if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST)
+#if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST) || \
+    defined(TM_FUSE_AFFINE)
 #ifdef TM_ROUND_HALF
   v = tm_half_rne(v);
 #endif
 #if defined(TM_FUSE_UNARY)
   v = tm_unary(TM_FUSE_OP, v, falpha);
+#elif defined(TM_FUSE_AFFINE)
+  v = TM_PER_TEXEL_DW(f_at, v, zs, fact);
 #else
 #if defined(TM_FUSE_IMAGE) && defined(TM_FUSE_PAD)
   // e is a PAD's input (or its pool's), the PAD adding zero channels after
@@ -217,13 +250,16 @@ highp vec4 conv_value1(highp ivec3 p, highp int zs, highp vec4 v) {
 // The value stored at output texel p for v1, conv_value1's: the second
 // fused operator's, if any.
 highp vec4 conv_value2(highp ivec3 p, highp int zs, highp vec4 v) {
-#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST) || defined(TM_FUSE2_IMAGE)
+#if defined(TM_FUSE2_UNARY) || defined(TM_FUSE2_CONST) || defined(TM_FUSE2_IMAGE) || \
+    defined(TM_FUSE2_AFFINE)
   // The second operator sees the first one's output as stored: rounded.
 #ifdef TM_ROUND_HALF
   v = tm_half_rne(v);
 #endif
 #if defined(TM_FUSE2_UNARY)
   v = tm_unary(TM_FUSE2_OP, v, f2alpha);
+#elif defined(TM_FUSE2_AFFINE)
+  v = TM_PER_TEXEL_DW(g_at, v, zs, f2act);
 #else
 #ifdef TM_FUSE2_IMAGE
   highp vec4 o2 = conv_operand(p.xy, p.z);

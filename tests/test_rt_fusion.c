@@ -1332,3 +1332,64 @@ Test(rt_fusion, depth_to_space_read_through) {
     g_dw = -1;
   }
 }
+
+/* A per-texel depthwise convolution (a 1x1 window, multiplier 1:
+ * hand_recrop's per-channel scale and shift) runs inside the dispatch
+ * before it, as a first or second fused operator, and where that dispatch
+ * already runs two (or its input is no convolution's) the convolution
+ * reading its output reads through it: not run either way; bit for bit,
+ * with an activation, 5 channels (padding lanes), batch 2, read by a 3x3
+ * depthwise and a 2x2 stride-2 convolution. Not folded: its output read
+ * twice, a multiplier of 2. */
+Test(rt_fusion, per_texel_depthwise) {
+  for (int c = 0; c < 6; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t y = -1, fused = 0, as[3] = {1, 1, 12}, prelu = constant(&b, 3, as, 0.0f, 0.5f);
+    if (c == 0) { /* second, after a PRELU: the copy stays apart */
+      int32_t t = conv(&b, input(&b, 1, 7, 6, 3), 3, 2, 12, 0, TEXMEM_ACT_NONE);
+      t = ew(&b, TEXMEM_OP_PRELU, t, prelu, false, TEXMEM_ACT_NONE);
+      y = conv(&b, t, 1, 1, 0, 1, TEXMEM_ACT_NONE);
+      fused = 2;
+    } else if (c == 1) { /* first, with an activation */
+      int32_t t = conv(&b, input(&b, 1, 5, 6, 8), 1, 1, 12, 0, TEXMEM_ACT_NONE);
+      y = conv(&b, t, 1, 1, 0, 1, TEXMEM_ACT_RELU6);
+      fused = 1 + COPY;
+    } else if (c == 2) { /* read through after a standalone operator */
+      int32_t t = ew(&b, TEXMEM_OP_RELU, input(&b, 1, 8, 8, 12), UNARY, false, TEXMEM_ACT_NONE);
+      t = conv(&b, t, 1, 1, 0, 1, TEXMEM_ACT_TANH);
+      y = conv_padded(&b, t, 2, 2, 8, 0, TEXMEM_ACT_NONE, TEXMEM_PADDING_VALID);
+      fused = 1 + COPY;
+    } else if (c == 3) { /* a third after ADD and PRELU, read through (hand_recrop's) */
+      int32_t x = input(&b, 1, 8, 6, 8), r = input(&b, 1, 8, 6, 12);
+      int32_t t = conv(&b, x, 1, 1, 12, 0, TEXMEM_ACT_NONE);
+      t = ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_NONE);
+      t = ew(&b, TEXMEM_OP_PRELU, t, prelu, false, TEXMEM_ACT_NONE);
+      t = conv(&b, t, 1, 1, 0, 1, TEXMEM_ACT_NONE);
+      y = conv_padded(&b, t, 2, 2, 16, 0, TEXMEM_ACT_NONE, TEXMEM_PADDING_VALID);
+      fused = 2 + 1 + COPY;
+    } else if (c == 4) { /* batch 2, 5 channels, read by a 3x3 depthwise */
+      int32_t t = ew(&b, TEXMEM_OP_LOGISTIC, input(&b, 2, 7, 6, 5), UNARY, false,
+                     TEXMEM_ACT_NONE);
+      t = conv(&b, t, 1, 1, 0, 1, TEXMEM_ACT_RELU);
+      y = conv(&b, t, 3, 1, 0, 1, TEXMEM_ACT_NONE);
+      fused = 1 + COPY;
+    } else { /* read twice; a multiplier of 2 */
+      int32_t t = ew(&b, TEXMEM_OP_RELU, input(&b, 1, 6, 6, 12), UNARY, false, TEXMEM_ACT_NONE);
+      int32_t d = conv(&b, t, 1, 1, 0, 1, TEXMEM_ACT_NONE);
+      rt_mb_output(&b, d);
+      int32_t u = conv(&b, input(&b, 1, 6, 6, 4), 3, 1, 12, 0, TEXMEM_ACT_NONE);
+      u = ew(&b, TEXMEM_OP_PRELU, u, prelu, false, TEXMEM_ACT_NONE);
+      rt_mb_output(&b, conv(&b, u, 1, 1, 0, 2, TEXMEM_ACT_NONE));
+      y = conv(&b, d, 3, 1, 8, 0, TEXMEM_ACT_NONE);
+      fused = 1 + COPY + COPY; /* the PRELU, the multiplier-2 one's copy, y's */
+    }
+    static const char *const what[] = {"second after a PRELU", "first, RELU6",
+                                       "read through by a 2x2, tanh",
+                                       "read through after ADD and PRELU",
+                                       "read through by a depthwise, batch 2, 5 channels",
+                                       "read twice, multiplier 2"};
+    g_dw = 0;
+    finish(&b, y, (size_t)fused, what[c]);
+    g_dw = -1;
+  }
+}
