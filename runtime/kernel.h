@@ -188,6 +188,11 @@ void texmem__pool_pads(const texmem_op *op, const texmem_tensor *x, int32_t *px,
 void texmem__resize_scale(const texmem_op *op, const texmem_tensor *x, const texmem_tensor *y,
                           float scale[4]);
 
+/* Whether STRIDED_SLICE op takes the leading channels of every pixel of
+ * its rank-4 input, all batches, rows and columns (begin 0, stride 1),
+ * as op_slice.comp would run it (kernels_slice.c). */
+bool texmem__slice_leading_channels(const texmem_model *model, const texmem_op *op);
+
 /* A PAD's zeros added before and after each BHWC component of its input
  * (rank r as written), from its options or its int32 constant input
  * (kernels_pad.c). */

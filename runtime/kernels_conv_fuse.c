@@ -117,12 +117,27 @@ static int32_t pad_making(const texmem_model *m, int32_t o, const int32_t *reade
   return o >= 0 && reader[o] >= 0 ? pad_of(m, o, before, after) : -1;
 }
 
+/* The STRIDED_SLICE making tensor o when one operator alone reads o and
+ * it takes the leading channels of a float non-constant tensor (as a
+ * PAD, it changes the channels only); -1 otherwise. */
+static int32_t leading_channels_of(const texmem_model *m, int32_t o, const int32_t *reader) {
+  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_STRIDED_SLICE);
+  if (q < 0) return -1;
+  const texmem_op *p = texmem_model_op(m, (size_t)q);
+  const texmem_tensor *x = tensor_at(m, p->inputs[0]);
+  return x && is_float(x) && !(x->flags & TEXMEM_TENSOR_CONSTANT) &&
+                 texmem__slice_leading_channels(m, p)
+             ? q
+             : -1;
+}
+
 /* The PAD making tensor o when it folds into a fused read (see
  * kernels_conv_fuse.h): zeros after the channels only, its input of o's
- * batch and plane; -1 otherwise. */
+ * batch and plane; or the STRIDED_SLICE taking o's channels from the
+ * leading ones of such an input; -1 otherwise. */
 static int32_t foldable_pad(const texmem_model *m, int32_t o, const int32_t *reader) {
   int32_t before[4], after[4], q = pad_making(m, o, reader, before, after);
-  if (q < 0) return -1;
+  if (q < 0) return leading_channels_of(m, o, reader);
   for (int i = 0; i < 4; i++)
     if (before[i] != 0 || (i < 3 && after[i] != 0)) return -1;
   const texmem_tensor *x = tensor_at(m, texmem_model_op(m, (size_t)q)->inputs[0]);
@@ -1084,7 +1099,7 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
   if (!(o->flags & TEXMEM_TENSOR_CONSTANT)) {
     len += (size_t)snprintf(defs + len, cap - len, "#define %s_IMAGE 1\n", nm->macro);
     if (stage == 0 && k->fused_pad) {
-      /* The PAD's input, zeros past its slices. */
+      /* The PAD's input, zeros past its slices (a slice's input: more). */
       oi = k->fused_pad->inputs[0];
       len += (size_t)snprintf(defs + len, cap - len, "#define TM_FUSE_PAD 1\n");
       texmem__kernel_int(k, "fslices", texmem__ku_slices(tensor_at(m, oi)->c));

@@ -16,8 +16,9 @@
  * own shader code (shaders/elementwise.glsl), so its outputs equal the
  * two dispatches' bit for bit. The first operator's tensor operand may
  * be computed after the convolution: the dispatch then runs where the
- * operator did. A channel PAD making that operand (BlazeFace's shortcut)
- * folds into the read. */
+ * operator did. A channel PAD making that operand (BlazeFace's shortcut),
+ * or a STRIDED_SLICE of its leading channels (hand_recrop's), folds into
+ * the read. */
 #ifndef TEXMEM_RUNTIME_KERNELS_CONV_FUSE_H
 #define TEXMEM_RUNTIME_KERNELS_CONV_FUSE_H
 
@@ -28,7 +29,8 @@
  * convolution's own is itself; -1: it runs alone), and task, the task its
  * dispatch runs in (its own index when it runs alone). Per convolution:
  * first and second, its fused operators, and pad, a PAD folded into the
- * first one's tensor operand (-1: none). The dispatch runs at the
+ * first one's tensor operand (-1: none; or a STRIDED_SLICE of the leading
+ * channels, read the same way). The dispatch runs at the
  * convolution's task, or, when the first operator's tensor operand is
  * computed after the convolution ("late"), at that operator's: the
  * convolution's input then lives until there. A PAD folded in (zeros

@@ -34,13 +34,17 @@ static texmem_status program(texmem__kernel_env *env, int32_t in, int32_t outp,
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-texmem_status texmem__kernel_strided_slice(texmem__kernel_env *env, const texmem_model *model,
-                                           const texmem_op *op, texmem__kernel *out,
-                                           texmem_error *err) {
+/* A STRIDED_SLICE's input x, output y and map *mp: where each output
+ * element comes from. */
+static texmem_status strided_slice_map(const texmem_model *model, const texmem_op *op,
+                                       const texmem_tensor **xp, const texmem_tensor **yp,
+                                       slice_map *mp, texmem_error *err) {
   const char *name = "STRIDED_SLICE";
   const texmem_tensor *x = NULL, *y = NULL;
   texmem_status s = texmem__ku_in_out(name, model, op, &x, &y, err);
   if (s) return s;
+  *xp = x;
+  *yp = y;
   const texmem_op_options *o = &op->options;
   unsigned rank = x->rank;
   if (o->slice_rank != rank)
@@ -89,7 +93,28 @@ texmem_status texmem__kernel_strided_slice(texmem__kernel_env *env, const texmem
                           name, y->name, j, y->shape[j], kept_size[j]);
     m.feed[kept_axis[j]] = texmem__ku_axis_component(orank, j);
   }
-  return program(env, op->inputs[0], op->outputs[0], x, y, &m, out, err);
+  *mp = m;
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__kernel_strided_slice(texmem__kernel_env *env, const texmem_model *model,
+                                           const texmem_op *op, texmem__kernel *out,
+                                           texmem_error *err) {
+  const texmem_tensor *x = NULL, *y = NULL;
+  slice_map m;
+  texmem_status s = strided_slice_map(model, op, &x, &y, &m, err);
+  return s ? s : program(env, op->inputs[0], op->outputs[0], x, y, &m, out, err);
+}
+
+bool texmem__slice_leading_channels(const texmem_model *model, const texmem_op *op) {
+  const texmem_tensor *x = NULL, *y = NULL;
+  slice_map m;
+  if (op->type != TEXMEM_OP_STRIDED_SLICE || strided_slice_map(model, op, &x, &y, &m, NULL) ||
+      x->rank != 4 || y->rank != 4 || x->b != y->b || x->h != y->h || x->w != y->w)
+    return false;
+  for (int i = 0; i < 4; i++)
+    if (m.feed[i] != i || m.start[i] != 0 || m.step[i] != 1) return false;
+  return true;
 }
 
 texmem_status texmem__kernel_split(texmem__kernel_env *env, const texmem_model *model,

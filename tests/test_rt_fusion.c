@@ -1393,3 +1393,48 @@ Test(rt_fusion, per_texel_depthwise) {
     g_dw = -1;
   }
 }
+
+/* STRIDED_SLICE of x: channels c0 .. c0 + c of rows 0 .. rows (0: all). */
+static int32_t slice_channels(rt_mb *b, int32_t x, int32_t c0, int32_t c, int32_t rows) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t shape[4] = {(int32_t)t->b, rows ? rows : (int32_t)t->h, (int32_t)t->w, c};
+  int32_t y = rt_mb_tensor(b, 4, shape);
+  texmem_op_options o = texmem_op_options_default();
+  o.slice_rank = 4;
+  for (int i = 0; i < 4; i++) {
+    o.slice_begin[i] = i == 3 ? c0 : 0;
+    o.slice_end[i] = i == 3 ? c0 + c : shape[i];
+    o.slice_stride[i] = 1;
+  }
+  rt_mb_op(b, TEXMEM_OP_STRIDED_SLICE, &x, 1, y, &o);
+  return y;
+}
+
+/* A shortcut that keeps the leading channels of a max pool's output
+ * (hand_recrop's last blocks: STRIDED_SLICE after MAX_POOL_2D) folds into
+ * the fused ADD's read as a channel PAD does: neither is run, the dispatch
+ * reads the pool's input at the slice's channels; bit for bit, 8 and 6 of
+ * 16 channels, batch 2, with and without the pool. Not folded: a slice
+ * starting past channel 0, one of fewer rows. */
+Test(rt_fusion, leading_channel_slice_folded) {
+  static const struct {
+    int32_t batch, c, c0, rows;
+    bool pool;
+  } cases[] = {{1, 8, 0, 0, true}, {1, 6, 0, 0, true}, {2, 10, 0, 0, false},
+               {1, 8, 4, 0, true}, {1, 8, 0, 4, false}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    rt_mb b = rt_mb_new();
+    int32_t nb = cases[i].batch, x2 = input(&b, nb, 4, 3, 8);
+    int32_t s = cases[i].pool ? input(&b, nb, 8, 6, 16) : input(&b, nb, 4 + !!cases[i].rows, 3, 16);
+    if (cases[i].pool) s = max_pool(&b, s, 2, 2, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE);
+    s = slice_channels(&b, s, cases[i].c0, cases[i].c, cases[i].rows);
+    int32_t t = conv(&b, x2, 1, 1, cases[i].c, 0, TEXMEM_ACT_NONE);
+    int32_t a = ew(&b, TEXMEM_OP_ADD, s, t, false, TEXMEM_ACT_NONE);
+    bool folds = cases[i].c0 == 0 && !cases[i].rows;
+    char what[96];
+    snprintf(what, sizeof what, "relu(slice %d of 16 from %d%s + 1x1), batch %d", cases[i].c,
+             cases[i].c0, cases[i].pool ? " of a pool" : "", nb);
+    finish(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE),
+           2 + (folds ? 1 + cases[i].pool : 0), what);
+  }
+}
