@@ -567,8 +567,10 @@ static int32_t read_operand_through(const texmem_model *m, int32_t q, int32_t av
  * it: for a binary operator the other operand a fitting constant or a
  * tensor of t's shape, read as it is, or (as `allow` lets) through the
  * channel PAD making it (pad) and the max pool making that (pool), or
- * through the bilinear resize making it (rsz). What is read is never the
- * convolution's own input (one dispatch binds a texture once). */
+ * through the bilinear resize making it (rsz), never of the convolution's
+ * own input. The operand itself may be that input (a residual around a
+ * depthwise convolution of stride 1): the program reads it through x's
+ * binding (one dispatch binds a texture once). */
 static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const int32_t *reader,
                     unsigned allow, operand_folds *fo) {
   const texmem_op *c = texmem_model_op(m, k);
@@ -581,7 +583,7 @@ static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const
   if (o->flags & TEXMEM_TENSOR_CONSTANT) return constant_fits(o, tt);
   if (!is_float(o) || o->rank != 4 || !same_bhwc(o, tt)) return false;
   /* What the dispatch reads: the operand, or a folded PAD's, pool's or
-   * resize's input; never the convolution's own input. */
+   * resize's input other than the convolution's own. */
   int32_t in = c->inputs[0];
   if (allow & TEXMEM__FUSE_PAD)
     fo->pad = read_operand_through(m, foldable_pad(m, oi, reader), in, &oi);
@@ -590,17 +592,18 @@ static bool fusable(const texmem_model *m, size_t k, size_t k2, int32_t t, const
   if (allow & TEXMEM__FUSE_RESIZE && fo->pad < 0 && fo->pool < 0)
     fo->rsz = read_operand_through(m, foldable_resize(m, oi, reader), in, &oi);
   fo->late = tensor_at(m, oi)->producer > (int32_t)k;
-  return oi != in;
+  return true;
 }
 
 /* Whether operator k3, the one reader of t2 (the output of the operator
- * fused into convolution k), runs fused after it too: unary, or binary
+ * fused into a convolution), runs fused after it too: unary, or binary
  * with a fitting constant as its other operand, or, when tensor_ok (the
  * first operator binds no tensor: the program binds one operand), with a
  * tensor of t2's shape, read as it is or (as `allow` lets) through the
- * bilinear resize making it (*rsz), never k's own input. *src: the tensor
- * the dispatch reads for k3 (-1: none). */
-static bool fusable_second(const texmem_model *m, size_t k, size_t k3, int32_t t2,
+ * bilinear resize making it (*rsz); the convolution's own input is read
+ * through x's binding. *src: the tensor the dispatch reads for k3 (-1:
+ * none). */
+static bool fusable_second(const texmem_model *m, size_t k3, int32_t t2,
                            const int32_t *reader, unsigned allow, bool tensor_ok, int32_t *rsz,
                            int32_t *src) {
   const texmem_tensor *tt = tensor_at(m, t2);
@@ -619,7 +622,7 @@ static bool fusable_second(const texmem_model *m, size_t k, size_t k3, int32_t t
     oi = texmem_model_op(m, (size_t)q)->inputs[0];
   }
   *src = oi;
-  return oi != texmem_model_op(m, k)->inputs[0];
+  return true;
 }
 
 /* The one operator reading each tensor once (-1: none, -2: several) at
@@ -706,7 +709,7 @@ static void fuse_second(const texmem_model *m, texmem__fusion *f, const int32_t 
   bool tensor_ok = !several && !binds_tensor(m, texmem_model_op(m, k2), t);
   int32_t k3 = several ? reader[n_tensors + t2] : reader[t2];
   if (k3 <= (int32_t)k2 || f->head[k3] != -1 ||
-      !fusable_second(m, k, (size_t)k3, t2, reader, allow, tensor_ok, &rsz, &src))
+      !fusable_second(m, (size_t)k3, t2, reader, allow, tensor_ok, &rsz, &src))
     return;
   if (src >= 0 && tensor_at(m, src)->producer > task) { /* computed after: run at k3 */
     if (!(allow & TEXMEM__FUSE_LATE)) return;
@@ -1123,9 +1126,10 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
       snprintf(defs + strlen(defs), cap - strlen(defs), "#define TM_FUSE_RESIZE 1\n");
       texmem__kernel_vec4(k, "frs", sc[0], sc[1], sc[2], sc[3]);
     }
-    /* A folded depthwise convolution's input or MUL's operand, bound as x
-     * already. */
-    if ((k->in_dw || k->in_mul) && oi == k->inputs[0])
+    /* The tensor bound as x already and read there as it is (the
+     * convolution's input, or a folded depthwise convolution's or MUL's):
+     * one binding. */
+    if (oi == k->inputs[0] && !k->in_d2s && !k->in_rsz && !k->in_aff)
       snprintf(defs + strlen(defs), cap - strlen(defs), "#define TM_FUSE_E_IS_X 1\n");
     else
       k->inputs[(*n_in)++] = oi;

@@ -166,8 +166,10 @@ highp vec4 x_read(highp ivec3 p) {
 #endif
 
 #ifdef TM_FUSE_E_IS_X
-// The operand is the tensor bound as x (a folded depthwise convolution's
-// input that the fused operator reads too: one binding serves both).
+// The operand is the tensor bound as x, read there as it is (the
+// convolution's own input: a residual around a stride-1 depthwise one; or
+// a folded depthwise convolution's input that the fused operator reads
+// too): one binding serves both.
 #define e_read x_read
 #define e_shape x_shape
 #endif

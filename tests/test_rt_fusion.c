@@ -7,9 +7,9 @@
  * counters) and plans one tensor fewer per fused operator, its plan valid
  * for its records; fp32 outputs are close to the CPU reference. Operators
  * that must not fuse (the convolution's output read twice or a graph
- * output, the convolution's own input as operand, a broadcast tensor
- * operand; for a second operator a tensor operand when the first reads
- * one) stay apart. An operand
+ * output, a broadcast tensor operand; for a second operator a tensor
+ * operand when the first reads one) stay apart; the convolution's own
+ * input as operand is read through its binding. An operand
  * computed after the convolution moves the dispatch to the operator's
  * task; a channel PAD or a MAX_POOL_2D making the operand is folded into
  * the read, a PAD of rows and columns into the convolution's own read.
@@ -575,12 +575,6 @@ Test(rt_fusion, not_fused) {
     int32_t x = input(&b, 1, 4, 4, 4);
     int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
     finish(&b, ew(&b, TEXMEM_OP_MUL, t, t, false, TEXMEM_ACT_NONE), 0, "t * t");
-  }
-  {
-    rt_mb b = rt_mb_new(); /* the convolution's input as operand */
-    int32_t x = input(&b, 1, 4, 4, 4);
-    int32_t t = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
-    finish(&b, ew(&b, TEXMEM_OP_SUB, t, x, false, TEXMEM_ACT_NONE), 0, "t - x");
   }
   {
     rt_mb b = rt_mb_new(); /* a broadcast tensor operand */
@@ -1184,9 +1178,9 @@ Test(rt_fusion, resize_folded_into_1x1) {
 /* A second operator with a tensor operand, after a first one that reads
  * none (a feature pyramid's RELU then ADD): the dispatch binds it, read as
  * it is or through the resize making it, moved to the second's task when
- * that operand is computed after the convolution; bit for bit. Not
- * joined: its operand the convolution's own input, or the first one's
- * output itself. */
+ * that operand is computed after the convolution, or through x's
+ * binding when it is the convolution's own input; bit for bit. Not
+ * joined: its operand the first one's output itself. */
 Test(rt_fusion, second_operator_with_tensor) {
   for (int c = 0; c < 6; c++) {
     rt_mb b = rt_mb_new();
@@ -1216,8 +1210,10 @@ Test(rt_fusion, second_operator_with_tensor) {
              TEXMEM_ACT_NONE);
       folded = 1;
     } else {
+      /* x, the convolution's own input, is read through its binding; a
+       * itself is not stored: the second stays apart. */
       z = ew(&b, TEXMEM_OP_ADD, a, c == 4 ? x : a, false, TEXMEM_ACT_NONE);
-      fused = 1;
+      fused = c == 4 ? 2 : 1;
     }
     static const char *const what[] = {"relu(1x1) + r", "r - 1x1 * k, tanh",
                                        "relu(1x1) + resize(1x1 after)",
@@ -1436,5 +1432,27 @@ Test(rt_fusion, leading_channel_slice_folded) {
              cases[i].c0, cases[i].pool ? " of a pool" : "", nb);
     finish(&b, ew(&b, TEXMEM_OP_RELU, a, UNARY, false, TEXMEM_ACT_NONE),
            2 + (folds ? 1 + cases[i].pool : 0), what);
+  }
+}
+
+/* The convolution's own input as the fused operator's operand (selfie's
+ * residual around a stride-1 depthwise convolution and its RELU; a 1x1
+ * one's input subtracted): one binding, read as the convolution reads it;
+ * bit for bit, as first and as second operator, batch 2, 5 channels. */
+Test(rt_fusion, own_input_as_operand) {
+  for (int c = 0; c < 3; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, c == 2 ? 2 : 1, 7, 6, c == 2 ? 5 : 8), y;
+    if (c == 0) {
+      int32_t t = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
+      y = ew(&b, TEXMEM_OP_SUB, t, x, false, TEXMEM_ACT_NONE);
+    } else {
+      int32_t t = conv(&b, x, 3, 1, 0, 1, TEXMEM_ACT_NONE);
+      t = ew(&b, TEXMEM_OP_RELU, t, UNARY, false, TEXMEM_ACT_NONE);
+      y = ew(&b, TEXMEM_OP_ADD, x, t, false, TEXMEM_ACT_NONE);
+    }
+    static const char *const what[] = {"1x1 - x", "x + relu(dw 3x3)",
+                                       "x + relu(dw 3x3), batch 2, 5 channels"};
+    finish(&b, y, c == 0 ? 1 + COPY : 2, what[c]);
   }
 }
