@@ -174,6 +174,8 @@ texmem_status texmem__kernel_transpose_conv_builtin(texmem__kernel_env *, const 
  * aligned shape as PHWC4 vec4s. */
 int texmem__ew_unary_kind(texmem_op_type t);
 int texmem__ew_binary_mode(texmem_op_type t);
+/* Whether operators of type t carry a fused activation (ADD, MUL, SUB, DIV). */
+bool texmem__ew_has_activation(texmem_op_type t);
 void texmem__ew_align_bhwc(const texmem_tensor *t, unsigned r, int32_t s[4]);
 texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
                                       const texmem_tensor *t, const int32_t s[4],

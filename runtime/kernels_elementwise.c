@@ -52,6 +52,10 @@ static texmem_status unary(texmem__kernel_env *env, const texmem_model *model,
   return TEXMEM_STATUS_OK;
 }
 
+bool texmem__ew_has_activation(texmem_op_type t) {
+  return t == TEXMEM_OP_ADD || t == TEXMEM_OP_MUL || t == TEXMEM_OP_SUB || t == TEXMEM_OP_DIV;
+}
+
 texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
                                      const texmem_tensor *t, const int32_t s[4],
                                      texmem_gl_buffer *buf, texmem_error *err) {

@@ -153,6 +153,16 @@ static inline texmem_status texmem__ku_reduce_hw(texmem__kernel_env *env, const 
   return TEXMEM_STATUS_OK;
 }
 
+/* Model tensor i, NULL for -1. */
+static inline const texmem_tensor *texmem__ku_tensor(const texmem_model *m, int32_t i) {
+  return i >= 0 ? texmem_model_tensor(m, (size_t)i) : NULL;
+}
+
+/* Whether a and b have the same batch, height, width and channels. */
+static inline bool texmem__ku_same_bhwc(const texmem_tensor *a, const texmem_tensor *b) {
+  return a->b == b->b && a->h == b->h && a->w == b->w && a->c == b->c;
+}
+
 /* Which BHWC component an axis of a rank-r shape as written is:
  * 0 = B, 1 = H, 2 = W, 3 = C (rank 4 BHWC, 3 BWC, 2 BC, 1 C). */
 static inline int texmem__ku_axis_component(unsigned rank, unsigned axis) {

@@ -4,7 +4,7 @@
 // (TM_X_RESIZE) and the output stage. The output stage applies the
 // convolution's fused activation and, in a fused program, the
 // element-wise operator that followed the convolution in the model
-// (runtime/kernels_conv_fuse.c): TM_FUSE_UNARY (tm_unary kind TM_FUSE_OP),
+// (runtime/kernels_conv_fuse*.c): TM_FUSE_UNARY (tm_unary kind TM_FUSE_OP),
 // TM_FUSE_IMAGE (tm_binary mode TM_FUSE_OP with the image `e`, same shape
 // as the output; with TM_FUSE_PAD the input of a PAD that made it, fewer
 // channels, zeros read past them; with TM_FUSE_POOL the input of a
