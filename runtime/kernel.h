@@ -97,6 +97,9 @@ typedef struct texmem__kernel {
   /* In: a MUL of a tensor by a per-channel one making a 1x1 convolution's
    * input: the tiled kernel reads both and stages the product (NULL: none). */
   const texmem_op *in_mul;
+  /* In: with in_mul, an ADD of its output and a tensor making the 1x1
+   * convolution's input: the tiled kernel stages the sum (NULL: none). */
+  const texmem_op *in_add;
   /* In: a RESIZE_BILINEAR making a 1x1 convolution's input: the tiled
    * kernel reads its input and interpolates it (NULL: none). */
   const texmem_op *in_rsz;

@@ -62,7 +62,7 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
   /* binary16 weights of an unsplit 64-pixel tile are unpacked once a work
    * group, in shared memory (8 KiB with the texels: GLES 3.1 guarantees 16). */
   bool stage = texmem__kernel_env_half_weights(env) && t.pq == 16 && t.sg == 4 && t.ks == 1;
-  char defs[192];
+  char defs[256];
   snprintf(defs, sizeof defs, "#define TM_PQ %u\n#define TM_SG %u\n#define TM_KS %u\n%s", t.pq,
            t.sg, t.ks, stage ? "#define TM_WSTAGE 1\n" : "");
   texmem_status s = TEXMEM_STATUS_OK;
@@ -75,6 +75,16 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
     size_t len = strlen(defs);
     snprintf(defs + len, sizeof defs - len, "#define TM_FUSE_SCALE 1\n%s",
              texmem__kernel_env_half_images(env) ? "#define TM_SC_ROUND 1\n" : "");
+  }
+  if (out->in_add) {
+    /* The ADD after it: its operand order and activation (saact). */
+    const texmem_op *add = out->in_add;
+    texmem_activation act = add->options.activation;
+    if ((s = texmem__ku_activation("ADD", act, out, err))) return s;
+    out->uniforms[out->n_uniforms - 1].name = "saact";
+    size_t len = strlen(defs);
+    snprintf(defs + len, sizeof defs - len, "#define TM_FUSE_SCALE_ADD %d\n#define TM_SA_TANH %d\n",
+             add->inputs[1] == out->in_mul->outputs[0], act == TEXMEM_ACT_TANH);
   }
   const uint32_t local[3] = {t.pq * t.sg * t.ks, 1, 1};
   s = texmem__conv_program(env, model, op, "op_conv1x1_tiled.comp", defs, local, out, err);
@@ -112,8 +122,9 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
   bool one = KH == 1 && KW == 1, tiled = one && texmem__kernel_env_tiled(env);
-  if ((out->in_dw || out->in_mul || out->in_rsz) &&
-      (!tiled || o->stride_w != 1 || o->stride_h != 1))
+  if ((out->in_add && !out->in_mul) ||
+      ((out->in_dw || out->in_mul || out->in_rsz) &&
+       (!tiled || o->stride_w != 1 || o->stride_h != 1)))
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "%s: a depthwise convolution, MUL or resize folds into a tiled 1x1 "
                         "stride-1 one only",

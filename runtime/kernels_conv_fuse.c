@@ -337,7 +337,7 @@ static int32_t staged_input(const texmem_model *m, const texmem__fusion *f, size
   if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
       w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
       (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 || f->indw[k] >= 0 ||
-      f->inmul[k] >= 0 || f->inrsz[k] >= 0 || f->ind2s[k] >= 0)
+      f->inmul[k] >= 0 || f->inrsz[k] >= 0 || f->ind2s[k] >= 0 || f->inadd[k] >= 0)
     return -1;
   int32_t t = c->inputs[0];
   const texmem_tensor *tt = tensor_at(m, t);
@@ -369,17 +369,13 @@ static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f
   return q;
 }
 
-/* The MUL making 1x1 convolution k's input when it folds into k's tiled
- * kernel (kernels_conv_fuse.h: inmul): k as for a depthwise fold; the MUL
- * (an activation the kernels apply, nothing fused into it) of a rank-4
- * float tensor x of its output's shape by a non-constant float one of x's
- * batch and channels and one pixel, which k's fused operator does not read
- * (one dispatch binds a tensor once; x it reads through x's binding), its
- * output read by k alone; -1 otherwise. */
-static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size_t k,
-                            const int32_t *reader) {
-  int32_t t = staged_input(m, f, k, reader);
-  if (t < 0) return -1;
+/* The MUL making tensor t, read by one operator alone, when a tiled 1x1
+ * kernel may stage it (kernels_conv_fuse.h: inmul): in no dispatch yet, an
+ * activation the kernels apply, of a rank-4 float tensor x of t's shape
+ * by a non-constant float one of x's batch and channels and one pixel
+ * (*scale); -1 otherwise. */
+static int32_t scale_of(const texmem_model *m, const texmem__fusion *f, int32_t t,
+                        const int32_t *reader, int32_t *scale) {
   const texmem_tensor *tt = tensor_at(m, t);
   int32_t q = sole_producer(m, t, reader, TEXMEM_OP_MUL);
   if (q < 0 || f->head[q] != -1) return -1;
@@ -389,18 +385,64 @@ static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size
   if (!a || !b || !is_float(a) || !is_float(b) || a->rank != 4 || b->rank != 4 ||
       ((a->flags | b->flags) & TEXMEM_TENSOR_CONSTANT))
     return -1;
-  int32_t si = mul->inputs[1];
+  *scale = mul->inputs[1];
   if (!same_bhwc(a, tt)) {
-    const texmem_tensor *s = a;
+    const texmem_tensor *sw = a;
     a = b;
-    b = s;
-    si = mul->inputs[0];
+    b = sw;
+    *scale = mul->inputs[0];
   }
-  /* The fused operator may read x (through x's binding), not the scale. */
   if (!same_bhwc(a, tt) || b->b != a->b || b->h != 1 || b->w != 1 || b->c != a->c ||
-      mul->inputs[0] == mul->inputs[1] || operand_read(m, f, k) == si)
+      mul->inputs[0] == mul->inputs[1])
     return -1;
   return q;
+}
+
+/* The MUL making 1x1 convolution k's input when it folds into k's tiled
+ * kernel (kernels_conv_fuse.h: inmul): k as for a depthwise fold, the MUL
+ * as scale_of finds it, its scale not what k's fused operator reads (one
+ * dispatch binds a tensor once; x it reads through x's binding); -1
+ * otherwise. */
+static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size_t k,
+                            const int32_t *reader) {
+  int32_t t = staged_input(m, f, k, reader), si = -1;
+  int32_t q = t >= 0 ? scale_of(m, f, t, reader, &si) : -1;
+  return q >= 0 && operand_read(m, f, k) != si ? q : -1;
+}
+
+/* The ADD making 1x1 convolution k's input from a per-channel MUL's output
+ * and a tensor b when both fold into k's tiled kernel (kernels_conv_fuse.h:
+ * inadd; the selfie decoder's scaled skip connection plus the upsampled
+ * path): k as for a depthwise fold; the ADD (an activation the kernels
+ * apply, nothing fused into it) read by k alone, its output float; the
+ * MUL as foldable_mul finds it for the ADD, read by the ADD alone; b a
+ * float rank-4 non-constant tensor of the ADD's output shape, neither of
+ * the MUL's operands nor what k's fused operator reads, which reads no
+ * scale either (one dispatch binds a tensor once). *mul: the MUL. -1
+ * otherwise. */
+static int32_t foldable_scale_add(const texmem_model *m, const texmem__fusion *f, size_t k,
+                                  const int32_t *reader, int32_t *mul) {
+  int32_t t = staged_input(m, f, k, reader);
+  int32_t q = t >= 0 ? sole_producer(m, t, reader, TEXMEM_OP_ADD) : -1;
+  if (q < 0 || f->head[q] != -1) return -1;
+  const texmem_op *add = texmem_model_op(m, (size_t)q);
+  if (add->n_inputs != 2 || !activation_ok(add->options.activation) ||
+      !is_float(tensor_at(m, t)))
+    return -1;
+  for (int side = 0; side < 2; side++) {
+    int32_t u = add->inputs[side], bi = add->inputs[1 - side];
+    int32_t si, q2 = u >= 0 && reader[u] == q ? scale_of(m, f, u, reader, &si) : -1;
+    const texmem_tensor *b = tensor_at(m, bi);
+    if (q2 < 0 || !b || !is_float(b) || b->rank != 4 || (b->flags & TEXMEM_TENSOR_CONSTANT) ||
+        !same_bhwc(b, tensor_at(m, t)))
+      continue;
+    const texmem_op *mo = texmem_model_op(m, (size_t)q2);
+    int32_t e = operand_read(m, f, k); /* x it may read, through x's binding */
+    if (bi == mo->inputs[0] || bi == mo->inputs[1] || bi == e || e == si) continue;
+    *mul = q2;
+    return q;
+  }
+  return -1;
 }
 
 /* The RESIZE_BILINEAR making 1x1 convolution k's input when it folds into
@@ -422,7 +464,7 @@ static int32_t foldable_input_resize(const texmem_model *m, const texmem__fusion
 static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32_t *reader,
                            unsigned allow) {
   for (size_t k = 0; k < f->n_ops; k++) {
-    int32_t q = foldable_depthwise(m, f, k, reader);
+    int32_t mul, q = foldable_depthwise(m, f, k, reader);
     if (q >= 0) {
       f->indw[k] = q;
       f->n_dw++;
@@ -430,6 +472,11 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
       read_until(f, f->ind2s[q], f->task[k]);
     } else if ((q = foldable_mul(m, f, k, reader)) >= 0) {
       f->inmul[k] = q;
+      f->n_mul++;
+    } else if ((q = foldable_scale_add(m, f, k, reader, &mul)) >= 0) {
+      f->inadd[k] = q;
+      join(f, k, q, f->task[k]);
+      f->inmul[k] = q = mul;
       f->n_mul++;
     } else if (allow & TEXMEM__FUSE_RESIZE && (q = foldable_input_resize(m, f, k, reader)) >= 0) {
       f->inrsz[k] = q;
@@ -644,7 +691,7 @@ void texmem__fusion_destroy(texmem__fusion *f) {
 }
 
 /* The per-operator arrays of a fusion, head .. ind2s, one allocation. */
-enum { FUSION_ARRAYS = 17 };
+enum { FUSION_ARRAYS = 18 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -672,10 +719,11 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->heads = v + 14 * n_ops;
   f->ind2s = v + 15 * n_ops;
   f->inaff = v + 16 * n_ops;
+  f->inadd = v + 17 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
     f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
-    f->rsz[k] = f->inrsz[k] = f->heads[k] = f->ind2s[k] = f->inaff[k] = -1;
+    f->rsz[k] = f->inrsz[k] = f->heads[k] = f->ind2s[k] = f->inaff[k] = f->inadd[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
@@ -864,7 +912,7 @@ static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of,
          (p == f->first[c] && f->second[c] >= 0 && !f->keep[c]) ||
          p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c] ||
          p == f->inmul[c] || p == f->rsz[c] || p == f->inrsz[c] || p == f->ind2s[c] ||
-         p == f->inaff[c];
+         p == f->inaff[c] || p == f->inadd[c];
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,

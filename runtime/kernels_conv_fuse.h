@@ -63,7 +63,13 @@
  * per-channel one (B x 1 x 1 x C: squeeze-and-excitation's scale) making
  * the 1x1's input, read by it alone: the kernel reads both operands and
  * stages their product, activated and rounded as the MUL's store would;
- * the MUL's output is never planned. Likewise inrsz, a RESIZE_BILINEAR
+ * the MUL's output is never planned. With inadd, an ADD of that MUL's
+ * output (read by the ADD alone) and a tensor b making the 1x1's input,
+ * read by it alone (the selfie decoder's scaled skip connection plus the
+ * upsampled path): the kernel stages the MUL's product rounded, then the
+ * ADD's sum with b, activated and rounded as its store would; neither
+ * output is planned (the ADD counted in n_fused, the MUL in n_mul).
+ * Likewise inrsz, a RESIZE_BILINEAR
  * making the 1x1's input, read by it alone: the kernel reads the resize's
  * input and stages each texel interpolated as op_resize.comp computes it
  * (shaders/bilinear.glsl, the same code), rounded as its store would; the
@@ -113,6 +119,7 @@ typedef struct texmem__fusion {
   int32_t *heads; /* per FULLY_CONNECTED: the next one its dispatch runs (-1: none) */
   int32_t *ind2s; /* per convolution: the DEPTH_TO_SPACE it reads x through (-1: none) */
   int32_t *inaff; /* per convolution: the per-texel depthwise one it reads x through (-1: none) */
+  int32_t *inadd; /* per 1x1 convolution: the ADD of inmul's output it stages (-1: none) */
 } texmem__fusion;
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:

@@ -120,7 +120,7 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
                                    const texmem_op *op, const char *file, const char *defines,
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err) {
   static const char *const outs[] = {"y", "y1"};
-  const char *ins[3] = {"x", "e", "e"};
+  const char *ins[4] = {"x", "e", "e", "e"};
   const char *bufs[TEXMEM__KERNEL_MAX_BUFFERS] = {"w", "b"};
   char defs[768];
   snprintf(defs, sizeof defs, "%s", defines ? defines : "");
@@ -158,6 +158,11 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
     k->inputs[0] = mul->inputs[first ? 0 : 1];
     k->inputs[n_in] = mul->inputs[first ? 1 : 0];
     ins[n_in++] = "s";
+    if (k->in_add) { /* sb the ADD's other operand */
+      const texmem_op *add = k->in_add;
+      k->inputs[n_in] = add->inputs[add->inputs[0] == mul->outputs[0] ? 1 : 0];
+      ins[n_in++] = "sb";
+    }
   }
   if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
   if (k->in_aff) { /* xa the per-texel depthwise convolution's input, x read through it */

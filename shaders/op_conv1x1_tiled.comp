@@ -72,13 +72,25 @@ highp vec4 dw_value(highp ivec3 p, highp int zs) {
 
 #ifdef TM_FUSE_SCALE
 uniform highp vec4 sact; // the MUL's activation
+#ifdef TM_FUSE_SCALE_ADD
+uniform highp vec4 saact; // the ADD's
+#endif
 
 // The MUL's output at texel p (slice p.z, batch included) as its kernel
-// would have stored it.
+// would have stored it; with TM_FUSE_SCALE_ADD (1: the MUL's output was
+// the ADD's second operand) the ADD's of it and sb, as op_binary.comp
+// computes it and its store rounds it.
 highp vec4 sc_value(highp ivec3 p) {
   highp vec4 v = tm_activate(x_read(p) * s_read(ivec3(0, 0, p.z)), sact);
 #ifdef TM_SC_ROUND
   v = tm_half_rne(v);
+#endif
+#ifdef TM_FUSE_SCALE_ADD
+  v = conv_fused_binary(0, TM_FUSE_SCALE_ADD != 0, TM_SA_TANH != 0, v, sb_read(p),
+                        saact);
+#ifdef TM_SC_ROUND
+  v = tm_half_rne(v);
+#endif
 #endif
   return v;
 }

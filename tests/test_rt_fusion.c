@@ -827,12 +827,16 @@ Test(rt_fusion, reshapes_folded_into_concat) {
  * tiled kernel, which stages the product rounded as the MUL's store would:
  * channels a multiple of 4 and not, batch 2, the scale first or second, an
  * activation on the MUL, a residual ADD after the 1x1 reading x or not;
- * bit for bit against unfused. Not folded: the MUL's output read twice, a
- * scale of several pixels, a 1x1 of stride 2. */
+ * bit for bit against unfused. An ADD of the product and another tensor
+ * between them (the selfie decoder's) folds too, staged after it: either
+ * operand order, with RELU6 or tanh. Not folded: the MUL's output read
+ * twice, a scale of several pixels, a 1x1 of stride 2, an ADD of x itself
+ * (nothing folds). */
 typedef struct sc_case {
   int32_t batch, h, w, c, cout;
   bool scale_first, relu, residual_x;
   int folded; /* -1: the MUL's output read twice, -2: a 2-pixel scale, -3: stride 2 */
+  int add;    /* an ADD after the MUL: 1 (product, b), 2 (b, product), 3 (product, x) */
 } sc_case;
 
 static void check_scale_fold(const sc_case *sc) {
@@ -845,18 +849,23 @@ static void check_scale_fold(const sc_case *sc) {
   texmem_op_options o = texmem_op_options_default();
   o.activation = sc->relu ? TEXMEM_ACT_RELU6 : TEXMEM_ACT_NONE;
   rt_mb_op(&b, TEXMEM_OP_MUL, ins, 2, t, &o);
+  if (sc->add) {
+    int32_t r = sc->add == 3 ? x : input(&b, sc->batch, sc->h, sc->w, sc->c);
+    t = ew(&b, TEXMEM_OP_ADD, t, r, sc->add == 2,
+           sc->add == 2 ? TEXMEM_ACT_TANH : sc->relu ? TEXMEM_ACT_RELU6 : TEXMEM_ACT_NONE);
+  }
   int32_t y = conv(&b, t, 1, sc->folded == -3 ? 2 : 1, sc->cout, 0, TEXMEM_ACT_NONE);
-  size_t fused = COPY;
+  size_t fused = COPY + (sc->add && sc->add != 3 && sc->folded > 0);
   if (sc->residual_x) {
     y = ew(&b, TEXMEM_OP_ADD, y, x, false, TEXMEM_ACT_NONE);
     fused++;
   }
   if (sc->folded == -1) rt_mb_output(&b, t);
   char what[128];
-  snprintf(what, sizeof what, "x %dx%dx%dx%d * scale%s -> 1x1 %d%s%s, case %d", sc->batch, sc->h,
-           sc->w, sc->c, sc->scale_first ? " (first)" : "", sc->cout, sc->relu ? ", RELU6" : "",
-           sc->residual_x ? ", + x" : "", sc->folded);
-  g_sc = sc->folded > 0 ? 1 : 0;
+  snprintf(what, sizeof what, "x %dx%dx%dx%d * scale%s -> 1x1 %d%s%s, case %d, add %d", sc->batch,
+           sc->h, sc->w, sc->c, sc->scale_first ? " (first)" : "", sc->cout,
+           sc->relu ? ", RELU6" : "", sc->residual_x ? ", + x" : "", sc->folded, sc->add);
+  g_sc = sc->folded > 0 && sc->add != 3 ? 1 : 0;
   g_tiled_only = true;
   finish(&b, y, fused, what);
   g_sc = -1;
@@ -865,10 +874,13 @@ static void check_scale_fold(const sc_case *sc) {
 
 Test(rt_fusion, scale_folded_into_1x1) {
   const sc_case cases[] = {
-      {1, 9, 7, 16, 12, false, false, false, 1}, {1, 6, 8, 13, 20, true, true, false, 1},
-      {2, 5, 6, 24, 24, false, false, true, 1},  {1, 4, 5, 150, 24, true, false, false, 1},
-      {1, 6, 6, 12, 12, false, false, true, 1},  {1, 6, 6, 12, 8, false, false, false, -1},
-      {1, 6, 6, 12, 8, false, false, false, -2}, {1, 6, 6, 12, 8, false, false, false, -3},
+      {1, 9, 7, 16, 12, false, false, false, 1, 0}, {1, 6, 8, 13, 20, true, true, false, 1, 0},
+      {2, 5, 6, 24, 24, false, false, true, 1, 0},  {1, 4, 5, 150, 24, true, false, false, 1, 0},
+      {1, 6, 6, 12, 12, false, false, true, 1, 0},  {1, 6, 6, 12, 8, false, false, false, -1, 0},
+      {1, 6, 6, 12, 8, false, false, false, -2, 0}, {1, 6, 6, 12, 8, false, false, false, -3, 0},
+      {1, 8, 8, 16, 16, false, false, false, 1, 1}, {2, 5, 6, 13, 24, true, true, false, 1, 1},
+      {1, 6, 7, 24, 24, false, false, true, 1, 2},  {1, 6, 6, 12, 8, false, false, false, 1, 3},
+      {1, 6, 6, 12, 8, false, false, false, -1, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_scale_fold(&cases[i]);
 }
