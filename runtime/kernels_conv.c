@@ -70,8 +70,8 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
     return s;
   if (out->in_mul) {
     /* The MUL's activation, as uniform sact; its product rounded in fp16. */
-    if ((s = texmem__ku_activation("MUL", out->in_mul->options.activation, out, err))) return s;
-    out->uniforms[out->n_uniforms - 1].name = "sact";
+    if ((s = texmem__ku_activation_as("MUL", out->in_mul->options.activation, "sact", out, err)))
+      return s;
     size_t len = strlen(defs);
     snprintf(defs + len, sizeof defs - len, "#define TM_FUSE_SCALE 1\n%s",
              texmem__kernel_env_half_images(env) ? "#define TM_SC_ROUND 1\n" : "");
@@ -80,8 +80,7 @@ static texmem_status conv1x1_tiled(texmem__kernel_env *env, const texmem_model *
     /* The ADD after it: its operand order and activation (saact). */
     const texmem_op *add = out->in_add;
     texmem_activation act = add->options.activation;
-    if ((s = texmem__ku_activation("ADD", act, out, err))) return s;
-    out->uniforms[out->n_uniforms - 1].name = "saact";
+    if ((s = texmem__ku_activation_as("ADD", act, "saact", out, err))) return s;
     size_t len = strlen(defs);
     snprintf(defs + len, sizeof defs - len, "#define TM_FUSE_SCALE_ADD %d\n#define TM_SA_TANH %d\n",
              add->inputs[1] == out->in_mul->outputs[0], act == TEXMEM_ACT_TANH);

@@ -325,6 +325,14 @@ static void fold_depth_to_space(const texmem_model *m, texmem__fusion *f, const 
   }
 }
 
+/* Whether convolution k reads its input through a fold already (an
+ * input PAD, DEPTH_TO_SPACE, depthwise convolution, MUL, ADD, resize or
+ * per-texel depthwise one): x is bound to something else then. */
+static bool input_folded(const texmem__fusion *f, size_t k) {
+  return f->inpad[k] >= 0 || f->ind2s[k] >= 0 || f->indw[k] >= 0 || f->inmul[k] >= 0 ||
+         f->inadd[k] >= 0 || f->inrsz[k] >= 0 || f->inaff[k] >= 0;
+}
+
 /* The input of operator k when the tiled 1x1 kernel may compute it while
  * staging (a folded depthwise convolution or MUL): k a 1x1 stride-1
  * CONV_2D run by itself or with its own fused operators, no input PAD or
@@ -336,8 +344,7 @@ static int32_t staged_input(const texmem_model *m, const texmem__fusion *f, size
   const texmem_tensor *w = c->n_inputs > 1 ? tensor_at(m, c->inputs[1]) : NULL;
   if (c->type != TEXMEM_OP_CONV_2D || !w || w->rank != 4 || w->shape[1] != 1 ||
       w->shape[2] != 1 || c->options.stride_w != 1 || c->options.stride_h != 1 ||
-      (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 || f->indw[k] >= 0 ||
-      f->inmul[k] >= 0 || f->inrsz[k] >= 0 || f->ind2s[k] >= 0 || f->inadd[k] >= 0)
+      (f->head[k] != -1 && f->head[k] != (int32_t)k) || input_folded(f, k))
     return -1;
   int32_t t = c->inputs[0];
   const texmem_tensor *tt = tensor_at(m, t);
@@ -501,8 +508,7 @@ static int32_t per_texel_input(const texmem_model *m, const texmem__fusion *f, s
                                const int32_t *reader) {
   const texmem_op *c = texmem_model_op(m, k);
   if ((c->type != TEXMEM_OP_CONV_2D && c->type != TEXMEM_OP_DEPTHWISE_CONV_2D) ||
-      c->n_outputs != 1 || (f->head[k] != -1 && f->head[k] != (int32_t)k) || f->inpad[k] >= 0 ||
-      f->indw[k] >= 0 || f->inmul[k] >= 0 || f->inrsz[k] >= 0 || f->ind2s[k] >= 0)
+      c->n_outputs != 1 || (f->head[k] != -1 && f->head[k] != (int32_t)k) || input_folded(f, k))
     return -1;
   int32_t t = c->inputs[0];
   int32_t q = t >= 0 && reader[t] == (int32_t)k

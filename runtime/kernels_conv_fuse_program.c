@@ -73,9 +73,8 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
                           nm->macro, texmem__ew_binary_mode(f->type), nm->macro, swap, nm->macro,
                           act == TEXMEM_ACT_TANH);
   /* The operator's own activation, as uniform fact (f2act). */
-  texmem_status s = texmem__ku_activation(name, act, k, err);
+  texmem_status s = texmem__ku_activation_as(name, act, nm->act, k, err);
   if (s) return s;
-  k->uniforms[k->n_uniforms - 1].name = nm->act;
   if (!(o->flags & TEXMEM_TENSOR_CONSTANT)) {
     len += (size_t)snprintf(defs + len, cap - len, "#define %s_IMAGE 1\n", nm->macro);
     if (stage == 0 && k->fused_pad) {

@@ -72,14 +72,18 @@ static texmem_status dw_parts_of(const texmem_model *model, const texmem_op *op,
   return TEXMEM_STATUS_OK;
 }
 
+static void dw_parts_free(dw_parts *d) {
+  free(d->pw);
+  free(d->pb);
+}
+
 /* d's weights then bias in one buffer *buf (a binding fewer: GLES 3.1
  * guarantees 4); frees d's arrays. */
 static texmem_status joined_buffer(texmem__kernel_env *env, dw_parts *d, texmem_gl_buffer *buf,
                                    texmem_error *err) {
   float *wb = realloc(d->pw, (d->nw + d->nb) * sizeof *wb);
   if (!wb) {
-    free(d->pw);
-    free(d->pb);
+    dw_parts_free(d);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
   memcpy(wb + d->nw, d->pb, d->nb * sizeof *wb);
@@ -96,8 +100,7 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
   texmem_status s = dw_parts_of(model, op, &d, err);
   if (s) return s;
   if (d.mult != 1 || k->n_buffers != 2) {
-    free(d.pw);
-    free(d.pb);
+    dw_parts_free(&d);
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "DEPTHWISE_CONV_2D folded with multiplier %u, %zu buffers before", d.mult,
                         k->n_buffers);
@@ -106,8 +109,8 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
   k->n_buffers = 3;
   const texmem_op_options *o = &op->options;
   /* Its activation, as uniform dact. */
-  if ((s = texmem__ku_activation("DEPTHWISE_CONV_2D", o->activation, k, err))) return s;
-  k->uniforms[k->n_uniforms - 1].name = "dact";
+  if ((s = texmem__ku_activation_as("DEPTHWISE_CONV_2D", o->activation, "dact", k, err)))
+    return s;
   texmem__kernel_int(k, "dbias", (int32_t)(d.nw / 4));
   int32_t pl = d.g.pad_left, pt = d.g.pad_top;
   texmem__pad_before(model, k->in_dw_pad, &pl, &pt);
@@ -127,17 +130,14 @@ texmem_status texmem__dw_affine_buffer(texmem__kernel_env *env, const texmem_mod
   texmem_status s = dw_parts_of(model, op, &d, err);
   if (s) return s;
   if (d.mult != 1 || d.kh != 1 || d.kw != 1 || k->n_buffers >= TEXMEM__KERNEL_MAX_BUFFERS) {
-    free(d.pw);
-    free(d.pb);
+    dw_parts_free(&d);
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "DEPTHWISE_CONV_2D %ux%u, multiplier %u applied per texel, %zu buffers "
                         "before", d.kh, d.kw, d.mult, k->n_buffers);
   }
   if ((s = joined_buffer(env, &d, &k->buffers[k->n_buffers], err))) return s;
   k->n_buffers++;
-  if ((s = texmem__ku_activation("DEPTHWISE_CONV_2D", op->options.activation, k, err))) return s;
-  k->uniforms[k->n_uniforms - 1].name = act;
-  return TEXMEM_STATUS_OK;
+  return texmem__ku_activation_as("DEPTHWISE_CONV_2D", op->options.activation, act, k, err);
 }
 
 texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_model *model,
@@ -149,8 +149,7 @@ texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_mod
   if (s) return s;
   const texmem_op_options *o = &op->options;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) {
-    free(d.pw);
-    free(d.pb);
+    dw_parts_free(&d);
     return s;
   }
   if ((s = texmem__conv_upload(env, d.pw, d.nw, d.pb, d.nb, out, err))) return s;

@@ -123,8 +123,8 @@ static texmem_status fc_heads(texmem__kernel_env *env, const texmem_model *model
     len += (size_t)snprintf(defs + len, sizeof defs - len, "#define TM_U%zu %d\n", i, kind);
     if (unary[i]) alpha[i] = unary[i]->options.alpha;
     out->outputs[i] = unary[i] ? unary[i]->outputs[0] : ops[i]->outputs[0];
-    if ((s = texmem__ku_activation(name, ops[i]->options.activation, out, err))) return s;
-    out->uniforms[out->n_uniforms - 1].name = acts[i];
+    if ((s = texmem__ku_activation_as(name, ops[i]->options.activation, acts[i], out, err)))
+      return s;
   }
   out->n_outputs = n;
   static const char *const ins[] = {"x"}, *const outs[] = {"y", "y1", "y2", "y3"};

@@ -84,11 +84,12 @@ static inline void texmem__ku_batch(texmem__kernel *k, uint32_t b) {
   texmem__kernel_int(k, "batch", (int32_t)b);
 }
 
-/* Fused activation as uniform vec4 act = (min, max, tanh?, 0), the
- * convention of the conv kernels too: clamp(v, act.x, act.y), then tanh
- * when act.z > 0. */
-static inline texmem_status texmem__ku_activation(const char *op, texmem_activation a,
-                                                  texmem__kernel *k, texmem_error *err) {
+/* Fused activation a as uniform vec4 `uniform` (a string literal) =
+ * (min, max, tanh?, 0), the convention of the conv kernels too:
+ * clamp(v, min, max), then tanh when the third is > 0. */
+static inline texmem_status texmem__ku_activation_as(const char *op, texmem_activation a,
+                                                     const char *uniform, texmem__kernel *k,
+                                                     texmem_error *err) {
   float lo = -FLT_MAX, hi = FLT_MAX, th = 0.0f;
   switch (a) {
     case TEXMEM_ACT_NONE: break;
@@ -99,8 +100,14 @@ static inline texmem_status texmem__ku_activation(const char *op, texmem_activat
     default:
       return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED_OP, "%s: fused activation %d", op, (int)a);
   }
-  texmem__kernel_vec4(k, "act", lo, hi, th, 0.0f);
+  texmem__kernel_vec4(k, uniform, lo, hi, th, 0.0f);
   return TEXMEM_STATUS_OK;
+}
+
+/* The same as uniform act. */
+static inline texmem_status texmem__ku_activation(const char *op, texmem_activation a,
+                                                  texmem__kernel *k, texmem_error *err) {
+  return texmem__ku_activation_as(op, a, "act", k, err);
 }
 
 /* One input image "src", one output "dst", default local size. */

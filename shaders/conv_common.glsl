@@ -146,6 +146,13 @@ highp vec4 x_read(highp ivec3 p) {
 }
 #endif
 
+// A DEPTHWISE_CONV_2D of a 1x1 window (multiplier 1) at slice zs of value
+// v, as op_depthwise.comp computes its one tap (bias, then += v * weight;
+// then its activation a): W_AT holds its weights, one vec4 for each of the
+// `slices`, then its biases (kernels_depthwise.c).
+#define TM_PER_TEXEL_DW(W_AT, v, zs, slices, a) \
+  tm_activate(W_AT((slices) + (zs)) + (v) * W_AT(zs), (a))
+
 #ifdef TM_X_AFFINE
 // The convolution's input is a per-texel DEPTHWISE_CONV_2D's output that
 // is never stored (runtime/kernels_conv_fuse.h: inaff): the binding xa
@@ -157,7 +164,7 @@ uniform highp vec4 xaact;
 highp ivec3 x_shape() { return xa_shape(); }
 highp vec4 x_read(highp ivec3 p) {
   highp int sl = xa_shape().z / max(batch, 1), zs = p.z % sl;
-  highp vec4 v = tm_activate(xw_at(sl + zs) + xa_read(p) * xw_at(zs), xaact);
+  highp vec4 v = TM_PER_TEXEL_DW(xw_at, xa_read(p), zs, sl, xaact);
 #ifdef TM_XA_ROUND
   v = tm_half_rne(v);
 #endif
@@ -200,13 +207,6 @@ highp vec4 conv_operand(highp ivec2 q, highp int z) {
 }
 #endif
 
-// A DEPTHWISE_CONV_2D of a 1x1 window (multiplier 1) at slice zs of value
-// v, as op_depthwise.comp computes its one tap (bias, then += v * weight;
-// then its activation a): W_AT holds its weights, one vec4 a slice, then
-// its biases (kernels_depthwise.c).
-#define TM_PER_TEXEL_DW(W_AT, v, zs, a) \
-  tm_activate(W_AT(((fchannels + 3) >> 2) + (zs)) + (v) * W_AT(zs), (a))
-
 // A fused binary operator's arithmetic and its own activation, as
 // op_binary.comp does them: op(v, o), or op(o, v) when the convolution's
 // side was the second operand; then tanh, or a clamp (tm_activate without
@@ -229,7 +229,7 @@ highp vec4 conv_value1(highp ivec3 p, highp int zs, highp vec4 v) {
 #if defined(TM_FUSE_UNARY)
   v = tm_unary(TM_FUSE_OP, v, falpha);
 #elif defined(TM_FUSE_AFFINE)
-  v = TM_PER_TEXEL_DW(f_at, v, zs, fact);
+  v = TM_PER_TEXEL_DW(f_at, v, zs, (fchannels + 3) >> 2, fact);
 #else
 #if defined(TM_FUSE_IMAGE) && defined(TM_FUSE_PAD)
   // e is a PAD's input (or its pool's), the PAD adding zero channels after
@@ -261,7 +261,7 @@ highp vec4 conv_value2(highp ivec3 p, highp int zs, highp vec4 v) {
 #if defined(TM_FUSE2_UNARY)
   v = tm_unary(TM_FUSE2_OP, v, f2alpha);
 #elif defined(TM_FUSE2_AFFINE)
-  v = TM_PER_TEXEL_DW(g_at, v, zs, f2act);
+  v = TM_PER_TEXEL_DW(g_at, v, zs, (fchannels + 3) >> 2, f2act);
 #else
 #ifdef TM_FUSE2_IMAGE
   highp vec4 o2 = conv_operand(p.xy, p.z);
