@@ -100,6 +100,11 @@ typedef struct texmem__kernel {
   /* In: with in_mul, an ADD of its output and a tensor making the 1x1
    * convolution's input: the tiled kernel stages the sum (NULL: none). */
   const texmem_op *in_add;
+  /* In: a squeeze (kernels_conv_fuse.h: insq) making a 1x1 convolution's
+   * input, run in this dispatch (op_squeeze.comp): its global pool (NULL:
+   * none), its first 1x1 convolution and that one's fused unary operator
+   * (each NULL: none). */
+  const texmem_op *in_sq_pool, *in_sq, *in_sq_fused;
   /* In: a RESIZE_BILINEAR making a 1x1 convolution's input: the tiled
    * kernel reads its input and interpolates it (NULL: none). */
   const texmem_op *in_rsz;

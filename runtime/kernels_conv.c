@@ -121,12 +121,12 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
 
   bool one = KH == 1 && KW == 1, tiled = one && texmem__kernel_env_tiled(env);
-  if ((out->in_add && !out->in_mul) ||
+  if ((out->in_sq_pool && !tiled) || (out->in_add && !out->in_mul) ||
       ((out->in_dw || out->in_mul || out->in_rsz) &&
        (!tiled || o->stride_w != 1 || o->stride_h != 1)))
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "%s: a depthwise convolution, MUL or resize folds into a tiled 1x1 "
-                        "stride-1 one only",
+                        "%s: a depthwise convolution, MUL, resize or squeeze folds into a "
+                        "tiled 1x1 stride-1 one only",
                         name);
   uint32_t os = (uint32_t)texmem__ku_slices(O);
   uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
@@ -136,6 +136,7 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
   if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
 
+  if (out->in_sq_pool) return texmem__conv_squeeze(env, model, op, out, err);
   uint64_t pixels = (uint64_t)ow * (uint64_t)oh * x->b;
   if (tiled) {
     uint32_t chunks = ((uint32_t)texmem__ku_slices(I) + 3) / 4;

@@ -150,6 +150,13 @@ typedef struct texmem__conv_tile {
 texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks,
                                        uint32_t split);
 
+/* 1x1 convolution `op` of one-pixel planes running the squeeze that makes
+ * its input (k->in_sq_pool, k->in_sq, k->in_sq_fused: kernels_conv_fuse.h)
+ * in one dispatch of op_squeeze.comp (kernels_squeeze.c); k's buffers w and
+ * b hold op's weights packed for the tiled kernel, its act uniform is set. */
+texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *model,
+                                   const texmem_op *op, texmem__kernel *k, texmem_error *err);
+
 /* Depthwise convolution `op` (multiplier 1) folded into the tiled 1x1
  * kernel k, whose buffers w and b are bound (kernels_depthwise.c): its
  * weights then bias as buffer 2 (dw), its activation, bias offset,

@@ -330,7 +330,7 @@ static void fold_depth_to_space(const texmem_model *m, texmem__fusion *f, const 
  * per-texel depthwise one): x is bound to something else then. */
 static bool input_folded(const texmem__fusion *f, size_t k) {
   return f->inpad[k] >= 0 || f->ind2s[k] >= 0 || f->indw[k] >= 0 || f->inmul[k] >= 0 ||
-         f->inadd[k] >= 0 || f->inrsz[k] >= 0 || f->inaff[k] >= 0;
+         f->inadd[k] >= 0 || f->inrsz[k] >= 0 || f->inaff[k] >= 0 || f->insq[k] >= 0;
 }
 
 /* The input of operator k when the tiled 1x1 kernel may compute it while
@@ -524,6 +524,114 @@ static int32_t per_texel_input(const texmem_model *m, const texmem__fusion *f, s
   return q;
 }
 
+/* The most output channels a squeeze's convolutions may have: 8 groups
+ * of 4 slices, whatever parts (at most 16) the tiled kernel splits the
+ * input in, give each (group, part) pair one of op_squeeze.comp's 128
+ * invocations; and input channels its pool may have (128 slices). */
+#define SQUEEZE_MAX_OUT 128u
+#define SQUEEZE_MAX_IN 512u
+
+/* Whether operator k is a CONV_2D of a 1x1 window from a one-pixel plane
+ * of at most `in` channels to one of at most SQUEEZE_MAX_OUT, float, no
+ * fold reading its input yet. */
+static bool one_pixel_1x1(const texmem_model *m, const texmem__fusion *f, size_t k, uint32_t in) {
+  const texmem_op *c = texmem_model_op(m, k);
+  if (c->type != TEXMEM_OP_CONV_2D || c->n_inputs < 2 || c->n_outputs != 1 || input_folded(f, k))
+    return false;
+  const texmem_tensor *x = tensor_at(m, c->inputs[0]), *w = tensor_at(m, c->inputs[1]);
+  const texmem_tensor *y = tensor_at(m, c->outputs[0]);
+  return x && w && y && is_float(x) && is_float(y) && x->rank == 4 && y->rank == 4 &&
+         w->rank == 4 && w->shape[1] == 1 && w->shape[2] == 1 && x->h == 1 && x->w == 1 &&
+         y->h == 1 && y->w == 1 && x->c <= in && y->c <= SQUEEZE_MAX_OUT;
+}
+
+/* The global pool making tensor t, read by one operator alone, as
+ * kernels_pool.c and kernels_mean.c send it to op_reduce_hw.comp: an
+ * AVERAGE_POOL_2D or MAX_POOL_2D whose window is the plane (an activation
+ * the kernels apply), or a MEAN over H and W keeping them; its input a
+ * float rank-4 non-constant tensor of t's batch and channels; -1
+ * otherwise. */
+static int32_t global_pool_of(const texmem_model *m, const texmem__fusion *f, int32_t t,
+                              const int32_t *reader) {
+  static const texmem_op_type types[] = {TEXMEM_OP_AVERAGE_POOL_2D, TEXMEM_OP_MAX_POOL_2D,
+                                         TEXMEM_OP_MEAN};
+  int32_t q = -1;
+  for (size_t i = 0; i < 3 && q < 0; i++) q = sole_producer(m, t, reader, types[i]);
+  if (q < 0 || f->head[q] != -1) return -1;
+  const texmem_op *p = texmem_model_op(m, (size_t)q);
+  const texmem_op_options *o = &p->options;
+  const texmem_tensor *x = tensor_at(m, p->inputs[0]), *tt = tensor_at(m, t);
+  if (!x || !is_float(x) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
+      x->b != tt->b || x->c != tt->c || (uint64_t)x->b * texmem__ku_slices(x->c) > 65535u)
+    return -1;
+  if (p->type == TEXMEM_OP_MEAN) return o->reduce_axes == 6u && o->keep_dims ? q : -1;
+  if (p->n_inputs != 1 || !activation_ok(o->activation) || o->filter_w < 1 || o->filter_h < 1 ||
+      o->stride_w < 1 || o->stride_h < 1)
+    return -1;
+  int32_t px, py;
+  texmem__pool_pads(p, x, &px, &py);
+  return o->filter_w - px >= (int32_t)x->w && o->filter_h - py >= (int32_t)x->h ? q : -1;
+}
+
+/* The squeeze making 1x1 convolution k's input (kernels_conv_fuse.h:
+ * insq): a first 1x1 convolution (run by itself or with one fused unary
+ * operator at its own task) of a global pool's output, or with `one` a
+ * global pool. -1 otherwise. */
+static int32_t squeeze_of(const texmem_model *m, const texmem__fusion *f, size_t k,
+                          const int32_t *reader, bool one) {
+  if ((f->head[k] != -1 && f->head[k] != (int32_t)k) || !one_pixel_1x1(m, f, k, SQUEEZE_MAX_IN))
+    return -1;
+  int32_t t = texmem_model_op(m, k)->inputs[0];
+  const texmem_tensor *tt = tensor_at(m, t);
+  if (reader[t] != (int32_t)k || tt->producer < 0 || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE))
+    return -1;
+  if (one) return global_pool_of(m, f, t, reader);
+  int32_t c = tt->producer; /* the convolution, or its fused unary operator */
+  if (f->head[c] >= 0 && f->head[c] != c) {
+    int32_t h = f->head[c];
+    if (f->first[h] != c || f->second[h] >= 0 || f->task[h] != h ||
+        texmem__ew_unary_kind(texmem_model_op(m, (size_t)c)->type) < 0)
+      return -1;
+    c = h;
+  } else if (f->head[c] >= 0) {
+    return -1;
+  }
+  if (!one_pixel_1x1(m, f, (size_t)c, SQUEEZE_MAX_IN)) return -1;
+  int32_t x = texmem_model_op(m, (size_t)c)->inputs[0];
+  return reader[x] == c && global_pool_of(m, f, x, reader) >= 0 ? c : -1;
+}
+
+/* Whether operator q is a convolution (else a squeeze's pool). */
+static bool is_conv(const texmem_model *m, int32_t q) {
+  return texmem_model_op(m, (size_t)q)->type == TEXMEM_OP_CONV_2D;
+}
+
+int32_t texmem__squeeze_pool(const texmem_model *m, const texmem__fusion *f, size_t k) {
+  int32_t q = f->insq[k];
+  return is_conv(m, q) ? tensor_at(m, texmem_model_op(m, (size_t)q)->inputs[0])->producer : q;
+}
+
+/* Squeezes run in the dispatch of the 1x1 convolution reading them (the
+ * selfie models' squeeze-and-excitation blocks): pool, first convolution
+ * and its fused operator join it; those of two convolutions first (a
+ * first convolution reading a pool would otherwise take it alone). */
+static void fold_squeezes(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
+  for (size_t i = 0; i < 2 * f->n_ops; i++) {
+    size_t k = i % f->n_ops;
+    int32_t q = squeeze_of(m, f, k, reader, i >= f->n_ops);
+    if (q < 0) continue;
+    f->insq[k] = q;
+    f->head[k] = (int32_t)k;
+    int32_t u = is_conv(m, q) ? f->first[q] : -1;
+    join(f, k, q, f->task[k]);
+    if (is_conv(m, q)) join(f, k, texmem__squeeze_pool(m, f, k), f->task[k]);
+    if (u >= 0) { /* counted already */
+      f->head[u] = (int32_t)k;
+      f->task[u] = f->task[k];
+    }
+  }
+}
+
 /* Per-texel depthwise convolutions read through by the convolution
  * reading their output (hand_recrop's, after a standalone PRELU or a
  * dispatch that already runs two operators): not run. Counted with the
@@ -697,7 +805,7 @@ void texmem__fusion_destroy(texmem__fusion *f) {
 }
 
 /* The per-operator arrays of a fusion, head .. ind2s, one allocation. */
-enum { FUSION_ARRAYS = 18 };
+enum { FUSION_ARRAYS = 19 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -726,10 +834,12 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->ind2s = v + 15 * n_ops;
   f->inaff = v + 16 * n_ops;
   f->inadd = v + 17 * n_ops;
+  f->insq = v + 18 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
     f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
     f->rsz[k] = f->inrsz[k] = f->heads[k] = f->ind2s[k] = f->inaff[k] = f->inadd[k] = -1;
+    f->insq[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
@@ -890,7 +1000,10 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
     fold_input_pads(m, f, reader);
     fold_depth_to_space(m, f, reader);
   }
-  if (allow & TEXMEM__FUSE_DW) fold_depthwise(m, f, reader, allow);
+  if (allow & TEXMEM__FUSE_DW) {
+    fold_depthwise(m, f, reader, allow);
+    fold_squeezes(m, f, reader);
+  }
   if (allow & TEXMEM__FUSE_INPAD) fold_per_texel_inputs(m, f, reader);
   if (allow & TEXMEM__FUSE_RESHAPE) {
     fold_reshapes(m, f, reader);
@@ -903,6 +1016,14 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
 
 /* The task operator k's reads and writes happen in. */
 static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
+
+/* Whether operator p runs inside convolution c's squeeze (pool, first
+ * convolution, its fused operator). */
+static bool squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c, int32_t p) {
+  int32_t q = f->insq[c];
+  return q >= 0 && (p == q || p == texmem__squeeze_pool(m, f, (size_t)c) ||
+                    (is_conv(m, q) && p == f->first[q]));
+}
 
 /* Whether tensor `of`, made by operator p, is never stored: a fused
  * convolution's output, a first fused operator's with a second after it,
@@ -918,7 +1039,7 @@ static bool unstored(const texmem_model *m, const texmem__fusion *f, int32_t of,
          (p == f->first[c] && f->second[c] >= 0 && !f->keep[c]) ||
          p == f->pad[c] || p == f->pool[c] || p == f->inpad[c] || p == f->indw[c] ||
          p == f->inmul[c] || p == f->rsz[c] || p == f->inrsz[c] || p == f->ind2s[c] ||
-         p == f->inaff[c] || p == f->inadd[c];
+         p == f->inaff[c] || p == f->inadd[c] || squeezed(m, f, c, p);
 }
 
 texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *f,

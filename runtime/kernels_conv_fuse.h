@@ -86,6 +86,17 @@
  * depthwise one's input and computes each texel as op_depthwise.comp
  * does, activated and rounded as its store would; it is not run (counted
  * in n_fused, as input PADs) and its output never planned.
+ * And insq, per 1x1 CONV_2D k of one-pixel planes (tiled kernels):
+ * squeeze-and-excitation's squeeze making k's input, read by k alone: a
+ * 1x1 CONV_2D of one-pixel planes (its unary operator fused or none) whose
+ * input is a global pool's output, or that pool itself (insq then the
+ * pool); the pool an AVERAGE_POOL_2D or MAX_POOL_2D whose window is the
+ * plane or a MEAN over H and W, its output read by one operator alone. One
+ * work group a batch runs the pool as op_reduce_hw.comp does, then the
+ * convolutions as the tiled 1x1 kernel adds their terms
+ * (op_squeeze.comp), rounding what each would have stored; the pool's
+ * and the first convolution's outputs are never planned (pool and first
+ * convolution counted in n_fused).
  * Not convolutions: through, per operator, for a RESHAPE whose output only
  * a CONCATENATION reads (and is not a graph output), that concatenation
  * (-1: none). The reshape is not run: the concatenation reads each of the
@@ -120,7 +131,11 @@ typedef struct texmem__fusion {
   int32_t *ind2s; /* per convolution: the DEPTH_TO_SPACE it reads x through (-1: none) */
   int32_t *inaff; /* per convolution: the per-texel depthwise one it reads x through (-1: none) */
   int32_t *inadd; /* per 1x1 convolution: the ADD of inmul's output it stages (-1: none) */
+  int32_t *insq;  /* per 1x1 convolution: the squeeze's first 1x1 convolution (-1: none) */
 } texmem__fusion;
+
+/* The pool whose output convolution insq[k] reads (f->insq[k] >= 0). */
+int32_t texmem__squeeze_pool(const texmem_model *m, const texmem__fusion *f, size_t k);
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs, pools, depthwise convolutions, reshapes,

@@ -128,6 +128,7 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
                  : k->in_dw_pad ? k->in_dw_pad->inputs[0]
                  : k->in_dw     ? k->in_dw->inputs[0]
                  : k->in_rsz    ? k->in_rsz->inputs[0]
+                 : k->in_sq_pool ? k->in_sq_pool->inputs[0]
                                 : op->inputs[0];
   if (k->in_rsz || k->fused_rsz) /* a resize's store rounds in fp16 */
     snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "%s",
@@ -164,6 +165,7 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
     }
   }
   if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
+  if (k->in_sq_pool && k->n_buffers > 2) bufs[2] = "sw"; /* texmem__conv_squeeze's */
   if (k->in_aff) { /* xa the per-texel depthwise convolution's input, x read through it */
     k->inputs[0] = k->in_aff->inputs[0];
     ins[0] = "xa";

@@ -166,6 +166,12 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
     kn->in_rsz = op_or_null(rt->model, f->inrsz[k]);
     kn->in_aff = op_or_null(rt->model, f->inaff[k]);
     kn->in_add = op_or_null(rt->model, f->inadd[k]);
+    if (f->insq[k] >= 0) {
+      int32_t pool = texmem__squeeze_pool(rt->model, f, k), c = f->insq[k];
+      kn->in_sq_pool = op_or_null(rt->model, pool);
+      kn->in_sq = c != pool ? op_or_null(rt->model, c) : NULL;
+      kn->in_sq_fused = c != pool ? op_or_null(rt->model, f->first[c]) : NULL;
+    }
     kn->in_d2s = op_or_null(rt->model, f->ind2s[f->indw[k] >= 0 ? f->indw[k] : (int32_t)k]);
     kn->fused_rsz = op_or_null(rt->model, f->rsz[k]);
     for (int32_t j = f->heads[k]; j >= 0 && kn->n_heads < TEXMEM__KERNEL_MAX_HEADS - 1;

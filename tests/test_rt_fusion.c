@@ -126,6 +126,8 @@ static long g_heads = -1;
 /* Only the configurations with the tiled kernels (where depthwise
  * convolutions fold). */
 static bool g_tiled_only = false;
+/* texmem_runtime_desc.conv1x1_split of the runs (0: per layer). */
+static uint32_t g_split = 0;
 
 /* The plan is valid for the runtime's records, one a planned tensor, in
  * order of first task; keeps the stats and the dispatch count. */
@@ -167,7 +169,8 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
         .strategy = cfg & 1 ? TEXMEM_STRATEGY_NAIVE : TEXMEM_STRATEGY_BEST,
         .precision = cfg < 2 ? TEXMEM_PRECISION_FP32 : TEXMEM_PRECISION_FP16,
         .kernels = cfg == 1 || cfg == 2 ? TEXMEM_KERNELS_TILED : TEXMEM_KERNELS_PORTABLE,
-        .reuse_checker = true};
+        .reuse_checker = true,
+        .conv1x1_split = g_split};
     if (g_tiled_only && d.kernels != TEXMEM_KERNELS_TILED) continue;
     texmem_runtime_desc du = d;
     du.unfused = true;
@@ -1467,4 +1470,80 @@ Test(rt_fusion, own_input_as_operand) {
                                        "x + relu(dw 3x3), batch 2, 5 channels"};
     finish(&b, y, c == 0 ? 1 + COPY : 2, what[c]);
   }
+}
+
+/* A global pool of x to one pixel: AVERAGE_POOL_2D (0) or MAX_POOL_2D (1)
+ * of the whole plane with activation act, or MEAN over H and W (2). */
+static int32_t global_pool(rt_mb *b, int32_t x, int kind, texmem_activation act) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t shape[4] = {(int32_t)t->b, 1, 1, (int32_t)t->c};
+  texmem_op_options o = texmem_op_options_default();
+  o.filter_w = (int32_t)t->w;
+  o.filter_h = (int32_t)t->h;
+  o.padding = TEXMEM_PADDING_VALID;
+  o.activation = act;
+  o.reduce_axes = 6;
+  o.keep_dims = true;
+  int32_t y = rt_mb_tensor(b, 4, shape);
+  rt_mb_op(b, kind == 2 ? TEXMEM_OP_MEAN : kind ? TEXMEM_OP_MAX_POOL_2D : TEXMEM_OP_AVERAGE_POOL_2D,
+           &x, 1, y, &o);
+  return y;
+}
+
+typedef struct sq_case {
+  int32_t batch, h, w, c, mid, cout;
+  int pool;               /* global_pool's kind */
+  texmem_activation pact; /* the pool's activation */
+  texmem_activation act1; /* the first convolution's (mid 0: none) */
+  texmem_op_type unary;   /* fused after it (TEXMEM_OP_ADD: none) */
+  uint32_t split;         /* conv1x1_split */
+  int read;               /* also a graph output: 1 the pool's, 2 the first convolution's */
+  size_t fused;           /* operators fused, besides the output's copy */
+} sq_case;
+
+/* Squeeze-and-excitation's squeeze (a global pool, a 1x1 convolution and
+ * its unary operator, a 1x1 convolution and its LOGISTIC) with the tiled
+ * kernels: pool, first convolution and its operator run in the second
+ * one's dispatch (or, the first's output read twice, the pool in the
+ * first's), bit for bit. */
+static void check_squeeze(const sq_case *sq) {
+  rt_mb b = rt_mb_new();
+  int32_t x = input(&b, sq->batch, sq->h, sq->w, sq->c);
+  int32_t p = global_pool(&b, x, sq->pool, sq->pact), t = p;
+  if (sq->mid) {
+    t = conv(&b, t, 1, 1, sq->mid, 0, sq->act1);
+    if (sq->unary != TEXMEM_OP_ADD) t = ew(&b, sq->unary, t, UNARY, false, TEXMEM_ACT_NONE);
+  }
+  int32_t s = conv(&b, t, 1, 1, sq->cout, 0, TEXMEM_ACT_NONE);
+  s = ew(&b, TEXMEM_OP_LOGISTIC, s, UNARY, false, TEXMEM_ACT_NONE);
+  if (sq->read) rt_mb_output(&b, sq->read == 1 ? p : t);
+  char what[160];
+  snprintf(what, sizeof what, "squeeze %dx%dx%dx%d pool %d -> %d (%s) -> %d, split %u, read %d",
+           sq->batch, sq->h, sq->w, sq->c, sq->pool, sq->mid,
+           sq->unary != TEXMEM_OP_ADD ? texmem_op_type_name(sq->unary) : "-", sq->cout, sq->split,
+           sq->read);
+  g_tiled_only = true;
+  g_split = sq->split;
+  finish(&b, s, COPY + sq->fused, what);
+  g_tiled_only = false;
+  g_split = 0;
+}
+
+Test(rt_fusion, squeeze_folded) {
+  const texmem_op_type R = TEXMEM_OP_RELU, H = TEXMEM_OP_HARD_SWISH, N = TEXMEM_OP_ADD;
+  const texmem_activation A0 = TEXMEM_ACT_NONE, A6 = TEXMEM_ACT_RELU6, AT = TEXMEM_ACT_TANH;
+  const sq_case cases[] = {
+      {1, 16, 16, 96, 24, 96, 0, A0, A0, R, 0, 0, 4},  /* the selfie models' blocks */
+      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 4},     /* batch 2, padded lanes, max */
+      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3},     /* MEAN, no unary operator */
+      {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2},  /* one convolution */
+      {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4},   /* 1320 texels a slice */
+      {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4}, /* 128 (group, part) pairs */
+      {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4},   /* 16 parts, most idle */
+      {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4},    /* one part */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 1, 2},     /* not folded */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 2, 3},     /* the pool into the first */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, N, 0, 2, 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
 }

@@ -1,0 +1,184 @@
+// Squeeze-and-excitation's squeeze in one dispatch (runtime/kernels_squeeze.c;
+// kernels_conv_fuse.h: insq): a global pool of x, a 1x1 convolution of the
+// pooled pixel (its weights then biases in the SSBO sw, its activation
+// act1, its fused unary operator TM_SQ_OP), and the 1x1 convolution whose
+// dispatch this is (weights w, bias b, activation and fused operators as
+// conv_common.glsl's output stage applies them), which stores y. Three
+// dispatches before, each of a few work groups on a one-pixel plane.
+// Without a first convolution (TM_SQ_ONE) op's reads the pool's output.
+// One work group of TM_RN invocations a batch. Every step adds its terms
+// in the order its own kernel did and rounds what that kernel stored
+// (TM_SQ_ROUND: binary16), so y equals the three dispatches' bit for bit:
+// - the pool as op_reduce_hw.comp: invocation i folds the plane's texels
+//   i, i + TM_RN, ... of a slice, then the partials are folded pairwise in
+//   shared memory, halving each step; four slices at a time.
+// - each convolution as op_conv1x1_tiled.comp adds one pixel's terms when
+//   the runtime's tile splits the input slices in KS parts (sqt.x, sqt.y):
+//   part h sums chunks h, h + KS, ... (4 input slices each, a slice's
+//   texel times its 4x4 weight block, bias first in part 0), then parts
+//   [hp, 2hp) are added to [0, hp), hp = KS/2 down to 1. Here invocation
+//   (g, h) computes part h of output group g (4 slices), and one
+//   invocation a group adds the parts in that order.
+// Shared arrays are the only subscripted objects.
+#include "elementwise.glsl"
+#include "bilinear.glsl"
+#include "conv_common.glsl"
+
+uniform highp ivec4 sq;     // input slices S0, middle slices S1, output slices S2, sw's first bias vec4
+uniform highp ivec4 sqt;    // parts of the first and the second convolution, pool (0 max, 1 mean), middle channels
+uniform highp float pcount; // the mean's divisor (the plane's texels)
+uniform highp vec4 pact;    // the pool's activation
+#ifndef TM_SQ_ONE
+uniform highp vec4 act1;    // the first convolution's
+#endif
+#ifdef TM_SQ_UNARY
+uniform highp float sqalpha; // its fused unary operator's alpha
+#endif
+
+// The pool's partials (4 slices x TM_RN), then the convolutions' parts
+// (group g, part h: its 4 sums at (g * KS + h) * 4).
+shared highp vec4 part[4 * TM_RN];
+shared highp vec4 pv[TM_SQ_P0]; // the pooled texels, zero past S0
+#ifndef TM_SQ_ONE
+shared highp vec4 hv[TM_SQ_P1]; // the first convolution's output, zero past S1
+#endif
+
+#ifdef TM_SQ_ROUND
+#define SQ_STORED(v) tm_half_rne(v)
+#else
+#define SQ_STORED(v) (v)
+#endif
+
+highp vec4 fold(highp vec4 a, highp vec4 b) { return sqt.z == 0 ? max(a, b) : a + b; }
+
+// Slices z0 .. z0+3 (those below S0) of batch b pooled into pv.
+void pool4(highp int b, highp int z0, highp int lid) {
+  highp ivec3 is = x_shape();
+  highp int n = is.x * is.y, z = b * sq.x + z0;
+  bool h1 = z0 + 1 < sq.x, h2 = z0 + 2 < sq.x, h3 = z0 + 3 < sq.x;
+  highp vec4 a0 = sqt.z == 0 ? vec4(-3.402823466e38) : vec4(0.0), a1 = a0, a2 = a0, a3 = a0;
+  for (highp int i = lid; i < n; i += TM_RN) {
+    highp ivec3 q = ivec3(i % is.x, i / is.x, z);
+    a0 = fold(a0, x_read(q));
+    if (h1) a1 = fold(a1, x_read(q + ivec3(0, 0, 1)));
+    if (h2) a2 = fold(a2, x_read(q + ivec3(0, 0, 2)));
+    if (h3) a3 = fold(a3, x_read(q + ivec3(0, 0, 3)));
+  }
+  part[lid] = a0;
+  part[TM_RN + lid] = a1;
+  part[2 * TM_RN + lid] = a2;
+  part[3 * TM_RN + lid] = a3;
+  barrier();
+  for (highp int h = TM_RN / 2; h > 0; h /= 2) {
+    if (lid < h) {
+      part[lid] = fold(part[lid], part[lid + h]);
+      part[TM_RN + lid] = fold(part[TM_RN + lid], part[TM_RN + lid + h]);
+      part[2 * TM_RN + lid] = fold(part[2 * TM_RN + lid], part[2 * TM_RN + lid + h]);
+      part[3 * TM_RN + lid] = fold(part[3 * TM_RN + lid], part[3 * TM_RN + lid + h]);
+    }
+    barrier();
+  }
+  if (lid < 4 && z0 + lid < sq.x) {
+    highp vec4 r = sqt.z == 0 ? part[lid * TM_RN] : part[lid * TM_RN] / pcount;
+    r = clamp(r, pact.x, pact.y);
+    if (pact.z > 0.0) r = tanh(r);
+    pv[z0 + lid] = SQ_STORED(r);
+  }
+  barrier(); // part is reused
+}
+
+#define MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
+#define BLOCK(W_AT, o) \
+  w0 = W_AT(wb + 4 * o); w1 = W_AT(wb + 4 * o + 1); w2 = W_AT(wb + 4 * o + 2); \
+  w3 = W_AT(wb + 4 * o + 3)
+// The parts of a 1x1 convolution of the texels IN (islices, zero past
+// them up to whole chunks) to oslices, weights W_AT, biases BIAS, in ks
+// parts, ng groups of 4 output slices, each summed into its first part.
+#define CONV_PARTS(IN, W_AT, BIAS, ks, ng, islices, oslices) \
+  for (highp int pr = lid; pr < (ng) * (ks); pr += TM_RN) { \
+    highp int g = pr / (ks), h = pr - g * (ks), s0 = g * 4, chunks = ((islices) + 3) / 4; \
+    highp vec4 zero = vec4(0.0), w0, w1, w2, w3; \
+    highp vec4 a0 = h == 0 && s0 < (oslices) ? BIAS(s0) : zero; \
+    highp vec4 a1 = h == 0 && s0 + 1 < (oslices) ? BIAS(s0 + 1) : zero; \
+    highp vec4 a2 = h == 0 && s0 + 2 < (oslices) ? BIAS(s0 + 2) : zero; \
+    highp vec4 a3 = h == 0 && s0 + 3 < (oslices) ? BIAS(s0 + 3) : zero; \
+    for (highp int c = h; c < chunks; c += (ks)) \
+      for (highp int j = 0; j < 4; j++) { \
+        highp vec4 v = IN[c * 4 + j]; \
+        highp int wb = ((g * chunks + c) * 4 + j) * 16; \
+        BLOCK(W_AT, 0); \
+        MAC(a0, v); \
+        BLOCK(W_AT, 1); \
+        MAC(a1, v); \
+        BLOCK(W_AT, 2); \
+        MAC(a2, v); \
+        BLOCK(W_AT, 3); \
+        MAC(a3, v); \
+      } \
+    part[pr * 4] = a0; \
+    part[pr * 4 + 1] = a1; \
+    part[pr * 4 + 2] = a2; \
+    part[pr * 4 + 3] = a3; \
+  } \
+  barrier(); \
+  if (lid < (ng)) \
+    for (highp int hp = (ks) / 2; hp >= 1; hp /= 2) \
+      for (highp int h = 0; h < hp; h++) { \
+        highp int d = (lid * (ks) + h) * 4, e = d + hp * 4; \
+        part[d] += part[e]; \
+        part[d + 1] += part[e + 1]; \
+        part[d + 2] += part[e + 2]; \
+        part[d + 3] += part[e + 3]; \
+      }
+
+#define W2_AT(i) w_at(i)
+#define B2_AT(s) b_at(s)
+
+#ifndef TM_SQ_ONE
+#define SW_AT(i) sw_at(i)
+#define SW_BIAS(s) sw_at(sq.w + (s))
+
+// The first convolution's output texel (slice s) for its sum v, as its
+// dispatch stored it: activated, its fused unary operator applied to the
+// rounded value (conv_common.glsl's first stage), rounded.
+highp vec4 first_value(highp int s, highp vec4 v) {
+  v = tm_activate(v, act1);
+#ifdef TM_SQ_UNARY
+#ifdef TM_SQ_ROUND
+  v = tm_half_rne(v);
+#endif
+  v = tm_mask_pad(tm_unary(TM_SQ_OP, v, sqalpha), s, sqt.w);
+#endif
+  return SQ_STORED(v);
+}
+#endif
+
+void main() {
+  highp int b = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
+  for (highp int i = lid; i < TM_SQ_P0; i += TM_RN) pv[i] = vec4(0.0);
+#ifndef TM_SQ_ONE
+  for (highp int i = lid; i < TM_SQ_P1; i += TM_RN) hv[i] = vec4(0.0);
+#endif
+  barrier();
+  for (highp int z0 = 0; z0 < sq.x; z0 += 4) pool4(b, z0, lid);
+#ifdef TM_SQ_ONE
+  CONV_PARTS(pv, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.x, sq.z)
+#else
+  CONV_PARTS(pv, SW_AT, SW_BIAS, sqt.x, (sq.y + 3) / 4, sq.x, sq.y)
+  if (lid < (sq.y + 3) / 4)
+    for (highp int o = 0; o < 4; o++) {
+      highp int s = lid * 4 + o;
+      if (s < sq.y) hv[s] = first_value(s, part[lid * sqt.x * 4 + o]);
+    }
+  barrier();
+  CONV_PARTS(hv, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.y, sq.z)
+#endif
+  if (lid < (sq.z + 3) / 4) {
+    highp int s0 = lid * 4, d = lid * sqt.y * 4;
+    highp ivec3 p = ivec3(0, 0, b * sq.z + s0);
+    conv_write(p, s0, part[d]);
+    if (s0 + 1 < sq.z) conv_write(p + ivec3(0, 0, 1), s0 + 1, part[d + 1]);
+    if (s0 + 2 < sq.z) conv_write(p + ivec3(0, 0, 2), s0 + 2, part[d + 2]);
+    if (s0 + 3 < sq.z) conv_write(p + ivec3(0, 0, 3), s0 + 3, part[d + 3]);
+  }
+}
