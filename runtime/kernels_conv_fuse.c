@@ -545,6 +545,12 @@ static bool one_pixel_1x1(const texmem_model *m, const texmem__fusion *f, size_t
          y->h == 1 && y->w == 1 && x->c <= in && y->c <= SQUEEZE_MAX_OUT;
 }
 
+/* Whether a pool's window of k, stride s over `in` texels gives one
+ * output (TFLite's sizes, as kernels_pool.c computes them). */
+static bool one_window(texmem_padding p, int32_t in, int32_t k, int32_t s) {
+  return p == TEXMEM_PADDING_SAME ? in <= s : in >= k && in - k < s;
+}
+
 /* The global pool making tensor t, read by one operator alone, as
  * kernels_pool.c and kernels_mean.c send it to op_reduce_hw.comp: an
  * AVERAGE_POOL_2D or MAX_POOL_2D whose window is the plane (an activation
@@ -570,7 +576,11 @@ static int32_t global_pool_of(const texmem_model *m, const texmem__fusion *f, in
     return -1;
   int32_t px, py;
   texmem__pool_pads(p, x, &px, &py);
-  return o->filter_w - px >= (int32_t)x->w && o->filter_h - py >= (int32_t)x->h ? q : -1;
+  return one_window(o->padding, (int32_t)x->w, o->filter_w, o->stride_w) &&
+                 one_window(o->padding, (int32_t)x->h, o->filter_h, o->stride_h) &&
+                 o->filter_w - px >= (int32_t)x->w && o->filter_h - py >= (int32_t)x->h
+             ? q
+             : -1;
 }
 
 /* The squeeze making 1x1 convolution k's input (kernels_conv_fuse.h:
