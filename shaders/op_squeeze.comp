@@ -91,10 +91,10 @@ void pool4(highp int b, highp int z0, highp int lid) {
 #define BLOCK(W_AT, o) \
   w0 = W_AT(wb + 4 * o); w1 = W_AT(wb + 4 * o + 1); w2 = W_AT(wb + 4 * o + 2); \
   w3 = W_AT(wb + 4 * o + 3)
-// The parts of a 1x1 convolution of the texels IN (islices, zero past
+// The parts of a 1x1 convolution of the texels IN_AT (islices, zero past
 // them up to whole chunks) to oslices, weights W_AT, biases BIAS, in ks
 // parts, ng groups of 4 output slices, each summed into its first part.
-#define CONV_PARTS(IN, W_AT, BIAS, ks, ng, islices, oslices) \
+#define CONV_PARTS(IN_AT, W_AT, BIAS, ks, ng, islices, oslices) \
   for (highp int pr = lid; pr < (ng) * (ks); pr += TM_RN) { \
     highp int g = pr / (ks), h = pr - g * (ks), s0 = g * 4, chunks = ((islices) + 3) / 4; \
     highp vec4 zero = vec4(0.0), w0, w1, w2, w3; \
@@ -104,7 +104,7 @@ void pool4(highp int b, highp int z0, highp int lid) {
     highp vec4 a3 = h == 0 && s0 + 3 < (oslices) ? BIAS(s0 + 3) : zero; \
     for (highp int c = h; c < chunks; c += (ks)) \
       for (highp int j = 0; j < 4; j++) { \
-        highp vec4 v = IN[c * 4 + j]; \
+        highp vec4 v = IN_AT(c * 4 + j); \
         highp int wb = ((g * chunks + c) * 4 + j) * 16; \
         BLOCK(W_AT, 0); \
         MAC(a0, v); \
@@ -131,10 +131,12 @@ void pool4(highp int b, highp int z0, highp int lid) {
         part[d + 3] += part[e + 3]; \
       }
 
+#define PV_AT(i) pv[i]
 #define W2_AT(i) w_at(i)
 #define B2_AT(s) b_at(s)
 
 #ifndef TM_SQ_ONE
+#define HV_AT(i) hv[i]
 #define SW_AT(i) sw_at(i)
 #define SW_BIAS(s) sw_at(sq.w + (s))
 
@@ -162,16 +164,16 @@ void main() {
   barrier();
   for (highp int z0 = 0; z0 < sq.x; z0 += 4) pool4(b, z0, lid);
 #ifdef TM_SQ_ONE
-  CONV_PARTS(pv, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.x, sq.z)
+  CONV_PARTS(PV_AT, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.x, sq.z)
 #else
-  CONV_PARTS(pv, SW_AT, SW_BIAS, sqt.x, (sq.y + 3) / 4, sq.x, sq.y)
+  CONV_PARTS(PV_AT, SW_AT, SW_BIAS, sqt.x, (sq.y + 3) / 4, sq.x, sq.y)
   if (lid < (sq.y + 3) / 4)
     for (highp int o = 0; o < 4; o++) {
       highp int s = lid * 4 + o;
       if (s < sq.y) hv[s] = first_value(s, part[lid * sqt.x * 4 + o]);
     }
   barrier();
-  CONV_PARTS(hv, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.y, sq.z)
+  CONV_PARTS(HV_AT, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.y, sq.z)
 #endif
   if (lid < (sq.z + 3) / 4) {
     highp int s0 = lid * 4, d = lid * sqt.y * 4;
