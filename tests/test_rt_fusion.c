@@ -1499,13 +1499,15 @@ typedef struct sq_case {
   uint32_t split;         /* conv1x1_split */
   int read;               /* also a graph output: 1 the pool's, 2 the first convolution's */
   size_t fused;           /* operators fused, besides the output's copy */
+  bool tail;              /* a MUL and an ADD of constants after the second, not its LOGISTIC */
 } sq_case;
 
 /* Squeeze-and-excitation's squeeze (a global pool, a 1x1 convolution and
  * its unary operator, a 1x1 convolution and its LOGISTIC) with the tiled
  * kernels: pool, first convolution and its operator run in the second
  * one's dispatch (or, the first's output read twice, the pool in the
- * first's), bit for bit. */
+ * first's), bit for bit; the second's two fused operators with constants
+ * too (15 of a kernel's 16 uniforms). */
 static void check_squeeze(const sq_case *sq) {
   rt_mb b = rt_mb_new();
   int32_t x = input(&b, sq->batch, sq->h, sq->w, sq->c);
@@ -1515,7 +1517,13 @@ static void check_squeeze(const sq_case *sq) {
     if (sq->unary != TEXMEM_OP_ADD) t = ew(&b, sq->unary, t, UNARY, false, TEXMEM_ACT_NONE);
   }
   int32_t s = conv(&b, t, 1, 1, sq->cout, 0, TEXMEM_ACT_NONE);
-  s = ew(&b, TEXMEM_OP_LOGISTIC, s, UNARY, false, TEXMEM_ACT_NONE);
+  if (sq->tail) {
+    const int32_t one[4] = {1, 1, 1, 1}, row[4] = {1, 1, 1, sq->cout};
+    s = ew(&b, TEXMEM_OP_MUL, s, constant(&b, 4, row, 0.5f, 1.5f), false, TEXMEM_ACT_NONE);
+    s = ew(&b, TEXMEM_OP_ADD, s, constant(&b, 4, one, -0.5f, 0.5f), true, TEXMEM_ACT_RELU6);
+  } else {
+    s = ew(&b, TEXMEM_OP_LOGISTIC, s, UNARY, false, TEXMEM_ACT_NONE);
+  }
   if (sq->read) rt_mb_output(&b, sq->read == 1 ? p : t);
   char what[160];
   snprintf(what, sizeof what, "squeeze %dx%dx%dx%d pool %d -> %d (%s) -> %d, split %u, read %d",
@@ -1533,17 +1541,18 @@ Test(rt_fusion, squeeze_folded) {
   const texmem_op_type R = TEXMEM_OP_RELU, H = TEXMEM_OP_HARD_SWISH, N = TEXMEM_OP_ADD;
   const texmem_activation A0 = TEXMEM_ACT_NONE, A6 = TEXMEM_ACT_RELU6, AT = TEXMEM_ACT_TANH;
   const sq_case cases[] = {
-      {1, 16, 16, 96, 24, 96, 0, A0, A0, R, 0, 0, 4},  /* the selfie models' blocks */
-      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 4},     /* batch 2, padded lanes, max */
-      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3},     /* MEAN, no unary operator */
-      {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2},  /* one convolution */
-      {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4},   /* 1320 texels a slice */
-      {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4}, /* 128 (group, part) pairs */
-      {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4},   /* 16 parts, most idle */
-      {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4},    /* one part */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 1, 2},     /* not folded */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 2, 3},     /* the pool into the first */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, N, 0, 2, 2},
+      {1, 16, 16, 96, 24, 96, 0, A0, A0, R, 0, 0, 4, false},  /* the selfie models' blocks */
+      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 4, false},     /* batch 2, padded lanes, max */
+      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3, false},     /* MEAN, no unary operator */
+      {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2, false},  /* one convolution */
+      {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4, false},   /* 1320 texels a slice */
+      {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4, false}, /* 128 (group, part) pairs */
+      {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4, false},   /* 16 parts, most idle */
+      {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4, false},    /* one part */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 1, 2, false},     /* not folded */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 2, 3, false},     /* the pool into the first */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, N, 0, 2, 2, false},
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, true},      /* two fused stages */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
 }
