@@ -910,19 +910,30 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
   fuse_second(m, f, reader, k, k2, task, allow);
 }
 
-/* FULLY_CONNECTED layers (rows along the input's channels: op_fc.comp)
- * whose output one unary element-wise operator alone reads, once (a
- * classifier's LOGISTIC): the operator runs in the layer's dispatch. */
-static void fuse_fully_connected(const texmem_model *m, texmem__fusion *f,
+/* Whether operator k takes a unary operator in its output stage: a
+ * FULLY_CONNECTED whose rows lie along the input's channels (op_fc.comp),
+ * a transposed convolution (op_transpose_conv.comp), in no dispatch yet. */
+static bool takes_unary(const texmem_model *m, const texmem__fusion *f, size_t k) {
+  const texmem_op *op = unclaimed(m, f, k, TEXMEM_OP_FULLY_CONNECTED, 2);
+  if (!op) {
+    op = texmem_model_op(m, k);
+    return (op->type == TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS || op->type == TEXMEM_OP_TRANSPOSE_CONV) &&
+           op->n_outputs == 1 && f->head[k] == -1;
+  }
+  const texmem_tensor *x = tensor_at(m, op->inputs[0]), *w = tensor_at(m, op->inputs[1]);
+  return x && w && w->rank == 2 && (uint32_t)w->shape[1] == x->c;
+}
+
+/* FULLY_CONNECTED layers and transposed convolutions (takes_unary) whose
+ * output one unary element-wise operator alone reads, once (a
+ * classifier's LOGISTIC, a mask's): the operator runs in their dispatch. */
+static void fuse_unary_after(const texmem_model *m, texmem__fusion *f,
                                  const int32_t *reader) {
   for (size_t k = 0; k < f->n_ops; k++) {
-    const texmem_op *op = unclaimed(m, f, k, TEXMEM_OP_FULLY_CONNECTED, 2);
-    if (!op) continue;
-    int32_t t = op->outputs[0], oi;
-    const texmem_tensor *tt = tensor_at(m, t), *x = tensor_at(m, op->inputs[0]);
-    const texmem_tensor *w = tensor_at(m, op->inputs[1]);
-    if (!tt || !x || !w || w->rank != 2 || (uint32_t)w->shape[1] != x->c ||
-        !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k ||
+    if (!takes_unary(m, f, k)) continue;
+    int32_t t = texmem_model_op(m, k)->outputs[0], oi;
+    const texmem_tensor *tt = tensor_at(m, t);
+    if (!tt || !(tt->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] <= (int32_t)k ||
         f->head[reader[t]] != -1 ||
         texmem__ew_unary_kind(texmem_model_op(m, (size_t)reader[t])->type) < 0 ||
         !elementwise_on(m, texmem_model_op(m, (size_t)reader[t]), t, &oi))
@@ -1004,7 +1015,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
       if (!fusable(m, k, k2, t, reader, allow, &fo) || fo.late != (late != 0)) continue;
       fuse_group(m, f, reader, k, k2, &fo, allow);
     }
-  fuse_fully_connected(m, f, reader);
+  fuse_unary_after(m, f, reader);
   if (allow & TEXMEM__FUSE_HEADS) merge_fully_connected(m, f);
   if (allow & TEXMEM__FUSE_INPAD) {
     fold_input_pads(m, f, reader);

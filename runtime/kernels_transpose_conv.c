@@ -7,6 +7,8 @@
  *   padding follow MediaPipe: total pad = max(0, k - (in - 1) % stride -
  *   1), out = stride * (in - 1) + k - pad, half the pad before. No fused
  *   activation.
+ * Either takes a unary operator fused after it (kernels_conv_fuse.h), as
+ * FULLY_CONNECTED does.
  * - TFLite's builtin TRANSPOSE_CONV: inputs output_shape, OHWI weights,
  *   data, optional bias; fused activation. The output size is given; the
  *   padding is the one a forward convolution from the output back to the
@@ -14,6 +16,7 @@
  *   out), n = SAME ceil(out / stride), VALID ceil((out - k + 1) / stride),
  *   the smaller half before. */
 #include "kernels_conv_common.h"
+#include "kernels_conv_fuse.h"
 
 static int32_t le32(const uint8_t *p) {
   return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -22,8 +25,8 @@ static int32_t le32(const uint8_t *p) {
 
 /* Packs the weights and bias and sets up the gather for data input x_in
  * (model tensor x), output 0, the strides and the padding before. */
-static texmem_status emit(texmem__kernel_env *env, const texmem_op *op, int32_t x_in,
-                          const texmem_tensor *x, const texmem_tensor *y,
+static texmem_status emit(texmem__kernel_env *env, const texmem_model *model, const texmem_op *op,
+                          int32_t x_in, const texmem_tensor *x, const texmem_tensor *y,
                           const texmem_tensor *w, const texmem_tensor *bias, int32_t sw, int32_t sh, int32_t pad_left,
                           int32_t pad_top, texmem__kernel *out, texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
@@ -39,13 +42,15 @@ static texmem_status emit(texmem__kernel_env *env, const texmem_op *op, int32_t 
   if ((s = texmem__conv_upload(env, packed, nw, pb, nb, out, err))) return s;
   static const char *const ins[] = {"x"}, *const outs[] = {"y"}, *const bufs[] = {"w", "b"};
   const uint32_t local[3] = {8, 8, 1};
-  if ((s = texmem__kernel_program(env, "op_transpose_conv.comp", ins, 1, outs, 1, bufs, 2, local,
-                                  &out->program, err)))
-    return s;
+  char defs[256] = "";
   out->inputs[0] = x_in;
   out->n_inputs = 1;
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
+  if ((s = texmem__fuse_unary_stage(env, model, op, out, defs, sizeof defs, err)) ||
+      (s = texmem__kernel_program_defines(env, "op_transpose_conv.comp", defs, ins, 1, outs, 1,
+                                          bufs, 2, local, &out->program, err)))
+    return s;
   texmem__kernel_ivec4(out, "geom", sw, sh, pad_left, pad_top);
   texmem__kernel_ivec4(out, "kern", (int32_t)KW, (int32_t)KH, 0, 0);
   texmem__ku_batch(out, x->b);
@@ -113,7 +118,7 @@ texmem_status texmem__kernel_transpose_conv(texmem__kernel_env *env, const texme
   if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)oh, (uint32_t)ow, O, err))) return s;
 
   if ((s = texmem__ku_activation(name, TEXMEM_ACT_NONE, out, err))) return s;
-  return emit(env, op, op->inputs[0], x, y, w, bias, sw, sh, pw / 2, ph / 2, out, err);
+  return emit(env, model, op, op->inputs[0], x, y, w, bias, sw, sh, pw / 2, ph / 2, out, err);
 }
 
 texmem_status texmem__kernel_transpose_conv_builtin(texmem__kernel_env *env,
@@ -163,6 +168,6 @@ texmem_status texmem__kernel_transpose_conv_builtin(texmem__kernel_env *env,
     pad[i] = total > 0 ? (int32_t)(total / 2) : 0;
   }
   if ((s = texmem__ku_activation(name, o->activation, out, err))) return s;
-  return emit(env, op, op->inputs[2], x, y, w, bias, o->stride_w, o->stride_h, pad[1], pad[0],
-              out, err);
+  return emit(env, model, op, op->inputs[2], x, y, w, bias, o->stride_w, o->stride_h, pad[1],
+              pad[0], out, err);
 }

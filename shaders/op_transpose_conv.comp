@@ -3,10 +3,13 @@
 // input pixel i through tap k where i * stride - pad + k = o. One
 // invocation = one output pixel x a group of 4 output slices (work group
 // z = batch * groups + group). Weight and bias layout as op_conv.comp.
+// The output stage is the convolutions' (conv_common.glsl): the
+// activation, and a unary operator fused after the layer (the selfie
+// models' LOGISTIC on the upsampled mask).
+#include "elementwise.glsl"
+#include "conv_common.glsl"
 uniform highp ivec4 geom; // stride x, stride y, pad left, pad top
 uniform highp ivec4 kern; // kernel w, kernel h, 0, 0
-uniform highp int batch;  // 0 = 1
-uniform highp vec4 act;   // clamp min, clamp max, tanh if > 0
 
 void main() {
   highp ivec2 p = ivec2(gl_GlobalInvocationID.xy);
@@ -38,18 +41,9 @@ void main() {
       }
     }
   }
-  a0 = clamp(a0, act.x, act.y);
-  a1 = clamp(a1, act.x, act.y);
-  a2 = clamp(a2, act.x, act.y);
-  a3 = clamp(a3, act.x, act.y);
-  if (act.z > 0.0) {
-    a0 = tanh(a0);
-    a1 = tanh(a1);
-    a2 = tanh(a2);
-    a3 = tanh(a3);
-  }
-  y_write(ivec3(p, zo), a0);
-  if (s0 + 1 < oslices) y_write(ivec3(p, zo + 1), a1);
-  if (s0 + 2 < oslices) y_write(ivec3(p, zo + 2), a2);
-  if (s0 + 3 < oslices) y_write(ivec3(p, zo + 3), a3);
+  highp ivec3 o = ivec3(p, zo);
+  conv_write(o, s0, a0);
+  if (s0 + 1 < oslices) conv_write(o + ivec3(0, 0, 1), s0 + 1, a1);
+  if (s0 + 2 < oslices) conv_write(o + ivec3(0, 0, 2), s0 + 2, a2);
+  if (s0 + 3 < oslices) conv_write(o + ivec3(0, 0, 3), s0 + 3, a3);
 }

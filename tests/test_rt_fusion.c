@@ -1556,3 +1556,74 @@ Test(rt_fusion, squeeze_folded) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
 }
+
+/* A transposed convolution of x, kernel k, stride 2, SAME padding: MediaPipe's
+ * Convolution2DTransposeBias, or (builtin) TFLite's TRANSPOSE_CONV with
+ * activation act, its output size given. */
+static int32_t transpose_conv(rt_mb *b, int32_t x, int32_t k, int32_t cout, bool builtin,
+                              texmem_activation act) {
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t xb = (int32_t)t->b, xh = (int32_t)t->h, xw = (int32_t)t->w, cin = (int32_t)t->c;
+  int32_t ws[4] = {cout, k, k, cin}, bs = cout;
+  float a = 1.5f / sqrtf((float)(k * k * cin));
+  int32_t w = constant(b, 4, ws, -a, a), bias = constant(b, 1, &bs, -0.5f, 0.5f);
+  int32_t ph = k - (xh - 1) % 2 - 1, pw = k - (xw - 1) % 2 - 1;
+  int32_t ys[4] = {xb, 2 * (xh - 1) + k - (ph > 0 ? ph : 0), 2 * (xw - 1) + k - (pw > 0 ? pw : 0),
+                   cout};
+  if (builtin) ys[1] = 2 * xh, ys[2] = 2 * xw;
+  int32_t y = rt_mb_tensor(b, 4, ys);
+  texmem_op_options o = texmem_op_options_default();
+  o.stride_w = o.stride_h = 2;
+  if (builtin) {
+    int32_t four = 4, shape;
+    TG_OK(texmem_model_add_constant(b->m, NULL, TEXMEM_DTYPE_INT32, 1, &four, ys, sizeof ys,
+                                    &shape, &tg_err_));
+    o.padding = TEXMEM_PADDING_SAME;
+    o.activation = act;
+    int32_t ins[4] = {shape, w, x, bias};
+    rt_mb_op(b, TEXMEM_OP_TRANSPOSE_CONV, ins, 4, y, &o);
+  } else {
+    static uint8_t opts[12] = {1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0}; /* SAME, stride 2 x 2 */
+    o.custom_name = "Convolution2DTransposeBias";
+    o.custom_options = opts;
+    o.custom_options_size = sizeof opts;
+    int32_t ins[3] = {x, w, bias};
+    rt_mb_op(b, TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS, ins, 3, y, &o);
+  }
+  return y;
+}
+
+/* A unary operator after a transposed convolution runs in its dispatch
+ * (the selfie models' LOGISTIC on the upsampled mask), bit for bit; not
+ * when the convolution's output is read twice or by a binary one. */
+Test(rt_fusion, unary_after_transpose_conv) {
+  static const texmem_op_type after[] = {TEXMEM_OP_LOGISTIC, TEXMEM_OP_LOGISTIC,
+                                         TEXMEM_OP_TANH,     TEXMEM_OP_RELU,
+                                         TEXMEM_OP_HARD_SWISH, TEXMEM_OP_LOGISTIC,
+                                         TEXMEM_OP_ADD};
+  static const char *const what[] = {"LOGISTIC after MediaPipe's, 1 channel",
+                                     "LOGISTIC, batch 2, 6 channels, their MEAN after",
+                                     "TANH after the builtin with RELU6",
+                                     "RELU after the builtin, 3x3 kernel", "HARD_SWISH",
+                                     "read twice", "ADD of a constant"};
+  for (int c = 0; c < 7; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t x = input(&b, c == 1 ? 2 : 1, 5, 6, c == 1 ? 7 : 8);
+    bool builtin = c == 2 || c == 3;
+    int32_t y = transpose_conv(&b, x, c == 3 ? 3 : 2, c == 1 ? 6 : c == 0 ? 1 : 5, builtin,
+                               c == 2 ? TEXMEM_ACT_RELU6 : TEXMEM_ACT_NONE);
+    if (c == 5) rt_mb_output(&b, y);
+    y = after[c] == TEXMEM_OP_ADD ? ew(&b, TEXMEM_OP_ADD, y, b.zero, false, TEXMEM_ACT_NONE)
+                                  : ew(&b, after[c], y, UNARY, false, TEXMEM_ACT_NONE);
+    if (c == 1) { /* reads the padding lanes, which must hold 0 */
+      const texmem_tensor *t = texmem_model_tensor(b.m, (size_t)y);
+      int32_t ms[4] = {(int32_t)t->b, (int32_t)t->h, (int32_t)t->w, 1}, m = rt_mb_tensor(&b, 4, ms);
+      texmem_op_options o = texmem_op_options_default();
+      o.reduce_axes = 8;
+      o.keep_dims = true;
+      rt_mb_op(&b, TEXMEM_OP_MEAN, &y, 1, m, &o);
+      y = m;
+    }
+    finish(&b, y, c < 5 ? 1 : 0, what[c]);
+  }
+}
