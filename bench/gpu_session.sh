@@ -22,7 +22,8 @@
 #   alone    `--alone S` per storage, one process each (the driver's memory);
 #            with OLD_TEXMEM its `--alone buffer` beside ours (alone_before.jsonl:
 #            bench/gpu_table.py --alone alone.jsonl --driver alone_before.jsonl)
-#   profile  `--profile` on MobileNet v2 and the selfie model
+#   profile  `--profile` on MobileNet v2 and the selfie model (and with the
+#            older build: profile_before.jsonl)
 #   tiles    `--profile` with the tiled 1x1 kernel's split forced (--split
 #            1..16) and chosen per layer, MobileNet v2 fp16 first, then two
 #            MediaPipe models (tiles.jsonl; bench/gpu_table.py --tiles
@@ -98,6 +99,9 @@ phase profile
 for m in builtin .gpu/models/selfie_segmentation.tflite; do
   [ "$(el)" -lt $((end * 60 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/profile.jsonl" "$B/texmem" "$m" fp16 --runs 5 --profile
+  # The older build's profile beside it: what a fold's kernel replaced.
+  [ "$(el)" -lt $((end * 60 / 100)) ] && [ -n "$old" ] && [ "$m" = builtin -o -f "$m" ] &&
+    bench "$O/profile_before.jsonl" "$old" "$m" fp16 --runs 5 --profile
 done
 phase tiles
 for m in builtin .gpu/models/pose_detection.tflite .gpu/models/palm_detection_full.tflite; do
