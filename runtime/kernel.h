@@ -105,6 +105,8 @@ typedef struct texmem__kernel {
    * none), its first 1x1 convolution and that one's fused unary operator
    * (each NULL: none). */
   const texmem_op *in_sq_pool, *in_sq, *in_sq_fused;
+  /* In: with in_sq_pool, an ADD making the pool's input, read there. */
+  const texmem_op *in_sq_add;
   /* In: a RESIZE_BILINEAR making a 1x1 convolution's input: the tiled
    * kernel reads its input and interpolates it (NULL: none). */
   const texmem_op *in_rsz;

@@ -621,6 +621,31 @@ int32_t texmem__squeeze_pool(const texmem_model *m, const texmem__fusion *f, siz
   return is_conv(m, q) ? tensor_at(m, texmem_model_op(m, (size_t)q)->inputs[0])->producer : q;
 }
 
+/* The ADD making squeeze pool p's input when the pool reads through it
+ * (kernels_conv_fuse.h: sqadd): in no dispatch yet, read by the pool
+ * alone, an activation the kernels apply, of two distinct float rank-4
+ * non-constant tensors of its output's shape, neither what convolution
+ * k's fused operator reads (one dispatch binds a tensor once); -1
+ * otherwise. */
+static int32_t squeeze_add_of(const texmem_model *m, const texmem__fusion *f, size_t k, int32_t p,
+                              const int32_t *reader) {
+  int32_t t = texmem_model_op(m, (size_t)p)->inputs[0];
+  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_ADD);
+  if (q < 0 || f->head[q] != -1) return -1;
+  const texmem_op *add = texmem_model_op(m, (size_t)q);
+  if (add->n_inputs != 2 || add->inputs[0] == add->inputs[1] ||
+      !activation_ok(add->options.activation) || !is_float(tensor_at(m, t)))
+    return -1;
+  int32_t e = operand_read(m, f, k);
+  for (int i = 0; i < 2; i++) {
+    const texmem_tensor *o = tensor_at(m, add->inputs[i]);
+    if (!o || !is_float(o) || o->rank != 4 || (o->flags & TEXMEM_TENSOR_CONSTANT) ||
+        !same_bhwc(o, tensor_at(m, t)) || add->inputs[i] == e)
+      return -1;
+  }
+  return q;
+}
+
 /* Squeezes run in the dispatch of the 1x1 convolution reading them (the
  * selfie models' squeeze-and-excitation blocks): pool, first convolution
  * and its fused operator join it; those of two convolutions first (a
@@ -632,9 +657,14 @@ static void fold_squeezes(const texmem_model *m, texmem__fusion *f, const int32_
     if (q < 0) continue;
     f->insq[k] = q;
     f->head[k] = (int32_t)k;
-    int32_t u = is_conv(m, q) ? f->first[q] : -1;
+    int32_t u = is_conv(m, q) ? f->first[q] : -1, pool = texmem__squeeze_pool(m, f, k);
     join(f, k, q, f->task[k]);
-    if (is_conv(m, q)) join(f, k, texmem__squeeze_pool(m, f, k), f->task[k]);
+    if (is_conv(m, q)) join(f, k, pool, f->task[k]);
+    int32_t a = squeeze_add_of(m, f, k, pool, reader);
+    if (a >= 0) {
+      f->sqadd[k] = a;
+      join(f, k, a, f->task[k]);
+    }
     if (u >= 0) { /* counted already */
       f->head[u] = (int32_t)k;
       f->task[u] = f->task[k];
@@ -815,7 +845,7 @@ void texmem__fusion_destroy(texmem__fusion *f) {
 }
 
 /* The per-operator arrays of a fusion, head .. ind2s, one allocation. */
-enum { FUSION_ARRAYS = 19 };
+enum { FUSION_ARRAYS = 20 };
 
 static texmem__fusion *fusion_new(size_t n_ops) {
   texmem__fusion *f = calloc(1, sizeof *f);
@@ -845,11 +875,12 @@ static texmem__fusion *fusion_new(size_t n_ops) {
   f->inaff = v + 16 * n_ops;
   f->inadd = v + 17 * n_ops;
   f->insq = v + 18 * n_ops;
+  f->sqadd = v + 19 * n_ops;
   for (size_t k = 0; k < n_ops; k++) {
     f->head[k] = f->first[k] = f->second[k] = f->pad[k] = f->pool[k] = f->inpad[k] = -1;
     f->indw[k] = f->through[k] = f->into[k] = f->inmul[k] = -1;
     f->rsz[k] = f->inrsz[k] = f->heads[k] = f->ind2s[k] = f->inaff[k] = f->inadd[k] = -1;
-    f->insq[k] = -1;
+    f->insq[k] = f->sqadd[k] = -1;
     f->keep[k] = 0;
     f->task[k] = (int32_t)k;
   }
@@ -1039,10 +1070,10 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
 static int64_t task_of(const texmem__fusion *f, size_t k) { return f->task[k]; }
 
 /* Whether operator p runs inside convolution c's squeeze (pool, first
- * convolution, its fused operator). */
+ * convolution, its fused operator, the ADD under the pool). */
 static bool squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c, int32_t p) {
   int32_t q = f->insq[c];
-  return q >= 0 && (p == q || p == texmem__squeeze_pool(m, f, (size_t)c) ||
+  return q >= 0 && (p == q || p == texmem__squeeze_pool(m, f, (size_t)c) || p == f->sqadd[c] ||
                     (is_conv(m, q) && p == f->first[q]));
 }
 

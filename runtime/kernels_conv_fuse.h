@@ -96,7 +96,11 @@
  * convolutions as the tiled 1x1 kernel adds their terms
  * (op_squeeze.comp), rounding what each would have stored; the pool's
  * and the first convolution's outputs are never planned (pool and first
- * convolution counted in n_fused).
+ * convolution counted in n_fused). With sqadd, per such k, an ADD of two
+ * tensors of its shape making the pool's input, read by the pool alone
+ * (the selfie decoder's skip connection plus the upsampled path): the
+ * pool reads both and adds them as op_binary.comp does, rounded as its
+ * store would; its output is never planned (counted in n_fused).
  * Not convolutions: through, per operator, for a RESHAPE whose output only
  * a CONCATENATION reads (and is not a graph output), that concatenation
  * (-1: none). The reshape is not run: the concatenation reads each of the
@@ -132,6 +136,7 @@ typedef struct texmem__fusion {
   int32_t *inaff; /* per convolution: the per-texel depthwise one it reads x through (-1: none) */
   int32_t *inadd; /* per 1x1 convolution: the ADD of inmul's output it stages (-1: none) */
   int32_t *insq;  /* per 1x1 convolution: the squeeze's first 1x1 convolution (-1: none) */
+  int32_t *sqadd; /* per 1x1 convolution: the ADD making its squeeze's pool input (-1: none) */
 } texmem__fusion;
 
 /* The pool whose output convolution insq[k] reads (f->insq[k] >= 0). */

@@ -128,6 +128,7 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
                  : k->in_dw_pad ? k->in_dw_pad->inputs[0]
                  : k->in_dw     ? k->in_dw->inputs[0]
                  : k->in_rsz    ? k->in_rsz->inputs[0]
+                 : k->in_sq_add ? k->in_sq_add->inputs[0]
                  : k->in_sq_pool ? k->in_sq_pool->inputs[0]
                                 : op->inputs[0];
   if (k->in_rsz || k->fused_rsz) /* a resize's store rounds in fp16 */
@@ -163,6 +164,10 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
       k->inputs[n_in] = add->inputs[add->inputs[0] == mul->outputs[0] ? 1 : 0];
       ins[n_in++] = "sb";
     }
+  }
+  if (k->in_sq_add) { /* xb the ADD's second operand, x its first */
+    k->inputs[n_in] = k->in_sq_add->inputs[1];
+    ins[n_in++] = "xb";
   }
   if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
   if (k->in_sq_pool && k->n_buffers > 2) bufs[2] = "sw"; /* texmem__conv_squeeze's */

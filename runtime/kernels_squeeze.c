@@ -6,7 +6,8 @@
  * tiled 1x1 kernel twice), where a dispatch costs about as much as the
  * block's arithmetic. The shader repeats each kernel's order of
  * operations, so the tile each convolution would have run with (its
- * parts, texmem__conv1x1_tile) is passed in. */
+ * parts, texmem__conv1x1_tile) is passed in. An ADD making the pool's
+ * input is read through (k->in_sq_add). */
 #include <stdio.h>
 
 #include "kernel_env.h"
@@ -137,6 +138,14 @@ texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *
   if ((s = first_stage(env, model, x, out, &bias_at, &mid, defs, sizeof defs, err)) ||
       (s = pool_uniforms(pool, x, out, &kind, err)))
     return s;
+  if (out->in_sq_add) { /* the pool reads x + xb, as op_binary.comp adds them */
+    size_t n = strlen(defs);
+    snprintf(defs + n, sizeof defs - n, "#define TM_SQ_ADD %d\n",
+             texmem__ew_binary_mode(TEXMEM_OP_ADD));
+    if ((s = texmem__ku_activation_as("ADD", out->in_sq_add->options.activation, "sqaact", out,
+                                      err)))
+      return s;
+  }
   const texmem_tensor *y = texmem__ku_tensor(model, op->outputs[0]);
   uint32_t s0 = (uint32_t)texmem__ku_slices(x->c), s1 = (uint32_t)texmem__ku_slices(mid),
            s2 = (uint32_t)texmem__ku_slices(y->c);

@@ -171,6 +171,7 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
       kn->in_sq_pool = op_or_null(rt->model, pool);
       kn->in_sq = c != pool ? op_or_null(rt->model, c) : NULL;
       kn->in_sq_fused = c != pool ? op_or_null(rt->model, f->first[c]) : NULL;
+      kn->in_sq_add = op_or_null(rt->model, f->sqadd[k]);
     }
     kn->in_d2s = op_or_null(rt->model, f->ind2s[f->indw[k] >= 0 ? f->indw[k] : (int32_t)k]);
     kn->fused_rsz = op_or_null(rt->model, f->rsz[k]);

@@ -6,6 +6,7 @@
 // conv_common.glsl's output stage applies them), which stores y. Three
 // dispatches before, each of a few work groups on a one-pixel plane.
 // Without a first convolution (TM_SQ_ONE) op's reads the pool's output.
+// With TM_SQ_ADD the pool's input is an ADD of x and xb, added here.
 // One work group of TM_RN invocations a batch. Every step adds its terms
 // in the order its own kernel did and rounds what that kernel stored
 // (TM_SQ_ROUND: binary16), so y equals the three dispatches' bit for bit:
@@ -51,6 +52,19 @@ shared highp vec4 hv[TM_SQ_P1]; // the first convolution's output, zero past S1
 
 highp vec4 fold(highp vec4 a, highp vec4 b) { return sqt.z == 0 ? max(a, b) : a + b; }
 
+#ifdef TM_SQ_ADD
+uniform highp vec4 sqaact; // the ADD's activation
+
+// The pool's input texel q: with TM_SQ_ADD an ADD's output that is never
+// stored, x + xb as op_binary.comp computes it (its padding lanes 0 + 0,
+// kept 0 by every activation), rounded as its store would.
+highp vec4 sq_read(highp ivec3 q) {
+  return SQ_STORED(tm_activate(tm_binary(TM_SQ_ADD, x_read(q), xb_read(q)), sqaact));
+}
+#else
+#define sq_read x_read
+#endif
+
 // Slices z0 .. z0+3 (those below S0) of batch b pooled into pv.
 void pool4(highp int b, highp int z0, highp int lid) {
   highp ivec3 is = x_shape();
@@ -59,10 +73,10 @@ void pool4(highp int b, highp int z0, highp int lid) {
   highp vec4 a0 = sqt.z == 0 ? vec4(-3.402823466e38) : vec4(0.0), a1 = a0, a2 = a0, a3 = a0;
   for (highp int i = lid; i < n; i += TM_RN) {
     highp ivec3 q = ivec3(i % is.x, i / is.x, z);
-    a0 = fold(a0, x_read(q));
-    if (h1) a1 = fold(a1, x_read(q + ivec3(0, 0, 1)));
-    if (h2) a2 = fold(a2, x_read(q + ivec3(0, 0, 2)));
-    if (h3) a3 = fold(a3, x_read(q + ivec3(0, 0, 3)));
+    a0 = fold(a0, sq_read(q));
+    if (h1) a1 = fold(a1, sq_read(q + ivec3(0, 0, 1)));
+    if (h2) a2 = fold(a2, sq_read(q + ivec3(0, 0, 2)));
+    if (h3) a3 = fold(a3, sq_read(q + ivec3(0, 0, 3)));
   }
   part[lid] = a0;
   part[TM_RN + lid] = a1;

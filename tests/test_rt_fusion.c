@@ -1500,6 +1500,7 @@ typedef struct sq_case {
   int read;               /* also a graph output: 1 the pool's, 2 the first convolution's */
   size_t fused;           /* operators fused, besides the output's copy */
   bool tail;              /* a MUL and an ADD of constants after the second, not its LOGISTIC */
+  int add;                /* the pool's input an ADD of two inputs (2: also a graph output) */
 } sq_case;
 
 /* Squeeze-and-excitation's squeeze (a global pool, a 1x1 convolution and
@@ -1507,10 +1508,16 @@ typedef struct sq_case {
  * kernels: pool, first convolution and its operator run in the second
  * one's dispatch (or, the first's output read twice, the pool in the
  * first's), bit for bit; the second's two fused operators with constants
- * too (15 of a kernel's 16 uniforms). */
+ * too (15 of a kernel's 16 uniforms); an ADD making the pool's input is
+ * read through (not when its output is read twice). */
 static void check_squeeze(const sq_case *sq) {
   rt_mb b = rt_mb_new();
   int32_t x = input(&b, sq->batch, sq->h, sq->w, sq->c);
+  if (sq->add) {
+    x = ew(&b, TEXMEM_OP_ADD, x, input(&b, sq->batch, sq->h, sq->w, sq->c), false,
+           sq->pool == 2 ? TEXMEM_ACT_NONE : TEXMEM_ACT_RELU6);
+    if (sq->add == 2) rt_mb_output(&b, x);
+  }
   int32_t p = global_pool(&b, x, sq->pool, sq->pact), t = p;
   if (sq->mid) {
     t = conv(&b, t, 1, 1, sq->mid, 0, sq->act1);
@@ -1526,10 +1533,10 @@ static void check_squeeze(const sq_case *sq) {
   }
   if (sq->read) rt_mb_output(&b, sq->read == 1 ? p : t);
   char what[160];
-  snprintf(what, sizeof what, "squeeze %dx%dx%dx%d pool %d -> %d (%s) -> %d, split %u, read %d",
-           sq->batch, sq->h, sq->w, sq->c, sq->pool, sq->mid,
+  snprintf(what, sizeof what, "squeeze %dx%dx%dx%d pool %d -> %d (%s) -> %d, split %u, read %d, "
+           "add %d", sq->batch, sq->h, sq->w, sq->c, sq->pool, sq->mid,
            sq->unary != TEXMEM_OP_ADD ? texmem_op_type_name(sq->unary) : "-", sq->cout, sq->split,
-           sq->read);
+           sq->read, sq->add);
   g_tiled_only = true;
   g_split = sq->split;
   finish(&b, s, COPY + sq->fused, what);
@@ -1541,18 +1548,22 @@ Test(rt_fusion, squeeze_folded) {
   const texmem_op_type R = TEXMEM_OP_RELU, H = TEXMEM_OP_HARD_SWISH, N = TEXMEM_OP_ADD;
   const texmem_activation A0 = TEXMEM_ACT_NONE, A6 = TEXMEM_ACT_RELU6, AT = TEXMEM_ACT_TANH;
   const sq_case cases[] = {
-      {1, 16, 16, 96, 24, 96, 0, A0, A0, R, 0, 0, 4, false},  /* the selfie models' blocks */
-      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 4, false},     /* batch 2, padded lanes, max */
-      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3, false},     /* MEAN, no unary operator */
-      {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2, false},  /* one convolution */
-      {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4, false},   /* 1320 texels a slice */
-      {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4, false}, /* 128 (group, part) pairs */
-      {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4, false},   /* 16 parts, most idle */
-      {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4, false},    /* one part */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 1, 2, false},     /* not folded */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 2, 3, false},     /* the pool into the first */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, N, 0, 2, 2, false},
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, true},      /* two fused stages */
+      {1, 16, 16, 96, 24, 96, 0, A0, A0, R, 0, 0, 4, false, 0},  /* the selfie models' blocks */
+      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 4, false, 0},     /* batch 2, padded lanes, max */
+      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3, false, 0},     /* MEAN, no unary operator */
+      {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2, false, 0},  /* one convolution */
+      {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4, false, 0},   /* 1320 texels a slice */
+      {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4, false, 0}, /* 128 (group, part) pairs */
+      {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4, false, 0},   /* 16 parts, most idle */
+      {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4, false, 0},    /* one part */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 1, 2, false, 0},     /* not folded */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 2, 3, false, 0},     /* the pool into the first */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, N, 0, 2, 2, false, 0},
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, true, 0},      /* two fused stages */
+      {1, 16, 16, 24, 24, 24, 0, A0, A0, R, 0, 0, 5, false, 1},  /* an ADD (RELU6) under the pool */
+      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 5, false, 1},     /* a max pool, batch 2 */
+      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 4, false, 1},     /* under a MEAN, no activation */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, false, 2},     /* not: read twice */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
 }
