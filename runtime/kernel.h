@@ -195,6 +195,10 @@ texmem_status texmem__ew_const_buffer(texmem__kernel_env *env, const char *name,
  * places it (kernels_pool.c). */
 void texmem__pool_pads(const texmem_op *op, const texmem_tensor *x, int32_t *px, int32_t *py);
 
+/* Whether pool op's one window covers x's whole plane (TFLite's geometry
+ * giving one output): a global pool (kernels_pool.c). */
+bool texmem__pool_global(const texmem_op *op, const texmem_tensor *x);
+
 /* A RESIZE_BILINEAR's scale uniform (shaders/bilinear.glsl) for input x
  * and output y, computed in fp32 as TFLite does (kernels_resize.c). */
 void texmem__resize_scale(const texmem_op *op, const texmem_tensor *x, const texmem_tensor *y,

@@ -227,6 +227,24 @@ static inline texmem_status texmem__conv_check_alloc(const char *op, float *pw, 
   return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory for packed weights", op);
 }
 
+/* Uploads packed weights pw then bias pb as one buffer *buf (a binding
+ * fewer: GLES 3.1 guarantees 4); frees both arrays. */
+static inline texmem_status texmem__conv_upload_joined(texmem__kernel_env *env, float *pw,
+                                                       size_t nw, float *pb, size_t nb,
+                                                       texmem_gl_buffer *buf, texmem_error *err) {
+  float *wb = realloc(pw, (nw + nb) * sizeof *wb);
+  if (!wb) {
+    free(pw);
+    free(pb);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
+  memcpy(wb + nw, pb, nb * sizeof *wb);
+  free(pb);
+  texmem_status s = texmem__kernel_buffer(env, wb, nw + nb, buf, err);
+  free(wb);
+  return s;
+}
+
 /* Uploads packed weights and bias as the kernel's buffers w (0) and b (1);
  * frees both arrays. */
 static inline texmem_status texmem__conv_upload(texmem__kernel_env *env, float *pw, size_t nw,

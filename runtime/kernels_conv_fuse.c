@@ -545,12 +545,6 @@ static bool one_pixel_1x1(const texmem_model *m, const texmem__fusion *f, size_t
          y->h == 1 && y->w == 1 && x->c <= in && y->c <= SQUEEZE_MAX_OUT;
 }
 
-/* Whether a pool's window of k, stride s over `in` texels gives one
- * output (TFLite's sizes, as kernels_pool.c computes them). */
-static bool one_window(texmem_padding p, int32_t in, int32_t k, int32_t s) {
-  return p == TEXMEM_PADDING_SAME ? in <= s : in >= k && in - k < s;
-}
-
 /* The global pool making tensor t, read by one operator alone, as
  * kernels_pool.c and kernels_mean.c send it to op_reduce_hw.comp: an
  * AVERAGE_POOL_2D or MAX_POOL_2D whose window is the plane (an activation
@@ -568,17 +562,13 @@ static int32_t global_pool_of(const texmem_model *m, const texmem__fusion *f, in
   const texmem_op_options *o = &p->options;
   const texmem_tensor *x = tensor_at(m, p->inputs[0]), *tt = tensor_at(m, t);
   if (!x || !is_float(x) || x->rank != 4 || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
-      x->b != tt->b || x->c != tt->c || (uint64_t)x->b * texmem__ku_slices(x->c) > 65535u)
+      x->b != tt->b || x->c != tt->c ||
+      (uint64_t)x->b * texmem__ku_slices(x->c) > TEXMEM__KU_MAX_GROUPS_X)
     return -1;
   if (p->type == TEXMEM_OP_MEAN) return o->reduce_axes == 6u && o->keep_dims ? q : -1;
-  if (p->n_inputs != 1 || !activation_ok(o->activation) || o->filter_w < 1 || o->filter_h < 1 ||
-      o->stride_w < 1 || o->stride_h < 1)
-    return -1;
-  int32_t px, py;
-  texmem__pool_pads(p, x, &px, &py);
-  return one_window(o->padding, (int32_t)x->w, o->filter_w, o->stride_w) &&
-                 one_window(o->padding, (int32_t)x->h, o->filter_h, o->stride_h) &&
-                 o->filter_w - px >= (int32_t)x->w && o->filter_h - py >= (int32_t)x->h
+  return p->n_inputs == 1 && activation_ok(o->activation) && o->filter_w >= 1 &&
+                 o->filter_h >= 1 && o->stride_w >= 1 && o->stride_h >= 1 &&
+                 texmem__pool_global(p, x)
              ? q
              : -1;
 }
@@ -945,21 +935,19 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
  * FULLY_CONNECTED whose rows lie along the input's channels (op_fc.comp),
  * a transposed convolution (op_transpose_conv.comp), in no dispatch yet. */
 static bool takes_unary(const texmem_model *m, const texmem__fusion *f, size_t k) {
+  if (unclaimed(m, f, k, TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS, 1) ||
+      unclaimed(m, f, k, TEXMEM_OP_TRANSPOSE_CONV, 1))
+    return true;
   const texmem_op *op = unclaimed(m, f, k, TEXMEM_OP_FULLY_CONNECTED, 2);
-  if (!op) {
-    op = texmem_model_op(m, k);
-    return (op->type == TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS || op->type == TEXMEM_OP_TRANSPOSE_CONV) &&
-           op->n_outputs == 1 && f->head[k] == -1;
-  }
-  const texmem_tensor *x = tensor_at(m, op->inputs[0]), *w = tensor_at(m, op->inputs[1]);
+  const texmem_tensor *x = op ? tensor_at(m, op->inputs[0]) : NULL;
+  const texmem_tensor *w = op ? tensor_at(m, op->inputs[1]) : NULL;
   return x && w && w->rank == 2 && (uint32_t)w->shape[1] == x->c;
 }
 
 /* FULLY_CONNECTED layers and transposed convolutions (takes_unary) whose
  * output one unary element-wise operator alone reads, once (a
  * classifier's LOGISTIC, a mask's): the operator runs in their dispatch. */
-static void fuse_unary_after(const texmem_model *m, texmem__fusion *f,
-                                 const int32_t *reader) {
+static void fuse_unary_after(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
   for (size_t k = 0; k < f->n_ops; k++) {
     if (!takes_unary(m, f, k)) continue;
     int32_t t = texmem_model_op(m, k)->outputs[0], oi;

@@ -81,16 +81,7 @@ static void dw_parts_free(dw_parts *d) {
  * guarantees 4); frees d's arrays. */
 static texmem_status joined_buffer(texmem__kernel_env *env, dw_parts *d, texmem_gl_buffer *buf,
                                    texmem_error *err) {
-  float *wb = realloc(d->pw, (d->nw + d->nb) * sizeof *wb);
-  if (!wb) {
-    dw_parts_free(d);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  }
-  memcpy(wb + d->nw, d->pb, d->nb * sizeof *wb);
-  free(d->pb);
-  texmem_status s = texmem__kernel_buffer(env, wb, d->nw + d->nb, buf, err);
-  free(wb);
-  return s;
+  return texmem__conv_upload_joined(env, d->pw, d->nw, d->pb, d->nb, buf, err);
 }
 
 texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model,

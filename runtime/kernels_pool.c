@@ -22,6 +22,15 @@ void texmem__pool_pads(const texmem_op *op, const texmem_tensor *x, int32_t *px,
   *py = pad_before((int32_t)x->h, oh, o->filter_h, o->stride_h);
 }
 
+bool texmem__pool_global(const texmem_op *op, const texmem_tensor *x) {
+  const texmem_op_options *o = &op->options;
+  int32_t px, py;
+  texmem__pool_pads(op, x, &px, &py);
+  return out_size(o->padding, (int32_t)x->h, o->filter_h, o->stride_h) == 1 &&
+         out_size(o->padding, (int32_t)x->w, o->filter_w, o->stride_w) == 1 &&
+         o->filter_w - px >= (int32_t)x->w && o->filter_h - py >= (int32_t)x->h;
+}
+
 texmem_status texmem__kernel_pool(texmem__kernel_env *env, const texmem_model *model,
                                   const texmem_op *op, texmem__kernel *out, texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
@@ -46,9 +55,7 @@ texmem_status texmem__kernel_pool(texmem__kernel_env *env, const texmem_model *m
   /* One window over the whole plane (a global pool): a work-group
    * reduction on a GPU; its valid texels are all H x W. */
   uint64_t depth = (uint64_t)x->b * (uint64_t)texmem__ku_slices(x->c);
-  bool whole = oh == 1 && ow == 1 && o->filter_w - px >= (int32_t)x->w &&
-               o->filter_h - py >= (int32_t)x->h;
-  if (whole && texmem__ku_reduce_hw_fits(env, depth))
+  if (texmem__pool_global(op, x) && texmem__ku_reduce_hw_fits(env, depth))
     return texmem__ku_reduce_hw(env, op, (uint32_t)depth, kind, (float)x->w * (float)x->h, out,
                                 err);
   if ((s = texmem__ku_program_1(env, "op_pool.comp", op, out, err))) return s;

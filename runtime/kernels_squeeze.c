@@ -45,19 +45,9 @@ static texmem_status first_conv(texmem__kernel_env *env, const texmem_model *mod
   size_t nw = 0, nb = 0;
   float *pw = texmem__conv_pack_ohwi(w->data, O, 1, 1, I, 4, &nw);
   float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, O, ng * TEXMEM__CONV_GROUP, &nb);
-  if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
-  float *joined = realloc(pw, (nw + nb) * sizeof *joined);
-  if (!joined) {
-    free(pw);
-    free(pb);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory for packed weights",
-                        name);
-  }
-  memcpy(joined + nw, pb, nb * sizeof *joined);
-  free(pb);
-  s = texmem__kernel_buffer(env, joined, nw + nb, &k->buffers[2], err);
-  free(joined);
-  if (s) return s;
+  if ((s = texmem__conv_check_alloc(name, pw, pb, err)) ||
+      (s = texmem__conv_upload_joined(env, pw, nw, pb, nb, &k->buffers[2], err)))
+    return s;
   k->n_buffers = 3;
   *bias_at = (int32_t)(nw / 4);
   *chans = O;

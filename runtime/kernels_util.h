@@ -129,11 +129,14 @@ static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const 
  * GLES 3.1 driver runs in one group. */
 #define TEXMEM__KU_REDUCE_GROUP 128u
 
+/* The most work groups along x every GLES 3.1 driver runs. */
+#define TEXMEM__KU_MAX_GROUPS_X 65535u
+
 /* Whether op_reduce_hw.comp (one work group a texel) takes a reduction of
  * whole H x W planes to the `depth` texels of x's batches x slices: on a
  * GPU (the tiled kernels), within the work-group count every driver runs. */
 static inline bool texmem__ku_reduce_hw_fits(const texmem__kernel_env *env, uint64_t depth) {
-  return texmem__kernel_env_tiled(env) && depth >= 1 && depth <= 65535u;
+  return texmem__kernel_env_tiled(env) && depth >= 1 && depth <= TEXMEM__KU_MAX_GROUPS_X;
 }
 
 /* op_reduce_hw.comp for input 0 -> output 0: kind 0 max, 1 mean (divided

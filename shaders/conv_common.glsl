@@ -67,6 +67,15 @@ highp int conv_const_index(highp ivec3 p, highp int zs, highp ivec4 dim, highp i
 }
 #endif
 
+// A 1x1 convolution's multiply-add of input texel v into the accumulator
+// of one output slice, with that slice's 4x4 weight block w0..w3 (one vec4
+// per input lane) as TM_BLOCK loads it from W_AT(wb + 4 * o ..): one text
+// for op_conv1x1_tiled.comp and op_squeeze.comp, which must add alike.
+#define TM_MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
+#define TM_BLOCK(W_AT, o) \
+  w0 = W_AT(wb + 4 * o); w1 = W_AT(wb + 4 * o + 1); w2 = W_AT(wb + 4 * o + 2); \
+  w3 = W_AT(wb + 4 * o + 3)
+
 // Source texel of flat output pixel k of a 1x1 convolution with strides
 // geom.xy (clamped to the last pixel: pixels past the end read a valid
 // texel and are never written): (x, y, first input slice).

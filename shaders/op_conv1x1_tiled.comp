@@ -127,10 +127,6 @@ shared highp vec4 ws[4 * 64];
 #define W_BASE(j) (((gw * chunks + c) * 4 + (j)) * 16)
 #endif
 
-#define MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
-#define BLOCK(o) \
-  w0 = W_AT(wb + 4 * o); w1 = W_AT(wb + 4 * o + 1); w2 = W_AT(wb + 4 * o + 2); \
-  w3 = W_AT(wb + 4 * o + 3)
 // Input slice c * 4 + j of the chunk: its texels (zero past the input's
 // slices) times its weight blocks (zero there too).
 #define STEP(j) \
@@ -138,14 +134,14 @@ shared highp vec4 ws[4 * 64];
     highp int xb = xo + (j) * TM_TP + q, wb = W_BASE(j); \
     highp vec4 v0 = xs[xb], v1 = xs[xb + TM_PQ], v2 = xs[xb + 2 * TM_PQ], \
                v3 = xs[xb + 3 * TM_PQ]; \
-    BLOCK(0); \
-    MAC(a00, v0); MAC(a10, v1); MAC(a20, v2); MAC(a30, v3); \
-    BLOCK(1); \
-    MAC(a01, v0); MAC(a11, v1); MAC(a21, v2); MAC(a31, v3); \
-    BLOCK(2); \
-    MAC(a02, v0); MAC(a12, v1); MAC(a22, v2); MAC(a32, v3); \
-    BLOCK(3); \
-    MAC(a03, v0); MAC(a13, v1); MAC(a23, v2); MAC(a33, v3); \
+    TM_BLOCK(W_AT, 0); \
+    TM_MAC(a00, v0); TM_MAC(a10, v1); TM_MAC(a20, v2); TM_MAC(a30, v3); \
+    TM_BLOCK(W_AT, 1); \
+    TM_MAC(a01, v0); TM_MAC(a11, v1); TM_MAC(a21, v2); TM_MAC(a31, v3); \
+    TM_BLOCK(W_AT, 2); \
+    TM_MAC(a02, v0); TM_MAC(a12, v1); TM_MAC(a22, v2); TM_MAC(a32, v3); \
+    TM_BLOCK(W_AT, 3); \
+    TM_MAC(a03, v0); TM_MAC(a13, v1); TM_MAC(a23, v2); TM_MAC(a33, v3); \
   }
 #define ACCS(F) \
   F(0, a00) F(1, a01) F(2, a02) F(3, a03) F(4, a10) F(5, a11) F(6, a12) F(7, a13) \

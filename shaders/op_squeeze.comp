@@ -101,10 +101,6 @@ void pool4(highp int b, highp int z0, highp int lid) {
   barrier(); // part is reused
 }
 
-#define MAC(acc, v) acc += v.x * w0 + v.y * w1 + v.z * w2 + v.w * w3
-#define BLOCK(W_AT, o) \
-  w0 = W_AT(wb + 4 * o); w1 = W_AT(wb + 4 * o + 1); w2 = W_AT(wb + 4 * o + 2); \
-  w3 = W_AT(wb + 4 * o + 3)
 // The parts of a 1x1 convolution of the texels IN_AT (islices, zero past
 // them up to whole chunks) to oslices, weights W_AT, biases BIAS, in ks
 // parts, ng groups of 4 output slices, each summed into its first part.
@@ -120,14 +116,14 @@ void pool4(highp int b, highp int z0, highp int lid) {
       for (highp int j = 0; j < 4; j++) { \
         highp vec4 v = IN_AT(c * 4 + j); \
         highp int wb = ((g * chunks + c) * 4 + j) * 16; \
-        BLOCK(W_AT, 0); \
-        MAC(a0, v); \
-        BLOCK(W_AT, 1); \
-        MAC(a1, v); \
-        BLOCK(W_AT, 2); \
-        MAC(a2, v); \
-        BLOCK(W_AT, 3); \
-        MAC(a3, v); \
+        TM_BLOCK(W_AT, 0); \
+        TM_MAC(a0, v); \
+        TM_BLOCK(W_AT, 1); \
+        TM_MAC(a1, v); \
+        TM_BLOCK(W_AT, 2); \
+        TM_MAC(a2, v); \
+        TM_BLOCK(W_AT, 3); \
+        TM_MAC(a3, v); \
       } \
     part[pr * 4] = a0; \
     part[pr * 4 + 1] = a1; \
