@@ -115,10 +115,14 @@ typedef struct texmem__kernel {
   const texmem_op *heads[TEXMEM__KERNEL_MAX_HEADS - 1];
   const texmem_op *heads_fused[TEXMEM__KERNEL_MAX_HEADS - 1];
   size_t n_heads;
-  /* In: per model operator, the CONCATENATION reading through it (a
-   * RESHAPE folded into it, kernels_conv_fuse.h), else -1; NULL: none
+  /* In: per model operator, the operator reading through it (a RESHAPE
+   * folded into a CONCATENATION or a landmark operator, a MUL by a scalar
+   * into a landmark operator; kernels_conv_fuse.h), else -1; NULL: none
    * folded. */
   const int32_t *through;
+  /* In: per model operator, the RESHAPE whose output it stores instead of
+   * its own (kernels_conv_fuse.h: into), else -1; NULL: none folded. */
+  const int32_t *into;
   /* Set by the runtime (before the builder runs): the operator whose
    * kernel this is (a late fused dispatch runs in a later operator's task). */
   size_t op;

@@ -734,6 +734,107 @@ static void fold_identity_reshapes(const texmem_model *m, texmem__fusion *f,
   }
 }
 
+static uint64_t elements(const texmem_tensor *t) {
+  return (uint64_t)t->b * t->h * t->w * t->c;
+}
+
+static bool landmark_op(const texmem_op *op) {
+  return op->type == TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX ||
+         op->type == TEXMEM_OP_TRANSFORM_LANDMARKS;
+}
+
+/* The MUL of a float non-constant tensor by a float32 scalar constant
+ * making intermediate tensor t, which one operator alone reads; -1
+ * otherwise. */
+static int32_t scalar_mul_making(const texmem_model *m, const texmem__fusion *f, int32_t t,
+                                 const int32_t *reader) {
+  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_MUL);
+  const texmem_op *op = q >= 0 ? unclaimed(m, f, (size_t)q, TEXMEM_OP_MUL, 2) : NULL;
+  if (!op || op->n_inputs != 2) return -1;
+  const texmem_tensor *a = tensor_at(m, op->inputs[0]), *c = tensor_at(m, op->inputs[1]);
+  if (a && (a->flags & TEXMEM_TENSOR_CONSTANT)) {
+    const texmem_tensor *swap = a;
+    a = c;
+    c = swap;
+  }
+  return a && c && is_float(a) && !(a->flags & TEXMEM_TENSOR_CONSTANT) &&
+                 same_bhwc(a, tensor_at(m, t)) && (c->flags & TEXMEM_TENSOR_CONSTANT) &&
+                 c->type == TEXMEM_DTYPE_FLOAT32 && c->data && c->data_size == sizeof(float)
+             ? q
+             : -1;
+}
+
+/* The RESHAPE of a float non-constant tensor making intermediate tensor
+ * t, which one operator alone reads; -1 otherwise. */
+static int32_t reshape_making(const texmem_model *m, const texmem__fusion *f, int32_t t,
+                              const int32_t *reader) {
+  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_RESHAPE);
+  const texmem_op *op = q >= 0 ? unclaimed(m, f, (size_t)q, TEXMEM_OP_RESHAPE, 1) : NULL;
+  const texmem_tensor *x = op ? tensor_at(m, op->inputs[0]) : NULL, *y = tensor_at(m, t);
+  return x && y && is_float(x) && is_float(y) && !(x->flags & TEXMEM_TENSOR_CONSTANT) &&
+                 elements(x) == elements(y)
+             ? q
+             : -1;
+}
+
+/* Operator q, read through by operator k: not run, at k's task. */
+static void read_through_by(texmem__fusion *f, int32_t q, size_t k) {
+  f->head[q] = f->through[q] = (int32_t)k;
+  f->task[q] = f->task[k];
+}
+
+/* Landmark operators (LANDMARKS_TO_TRANSFORM_MATRIX, TRANSFORM_LANDMARKS)
+ * reading their landmarks through a MUL by a scalar constant, a RESHAPE,
+ * or a RESHAPE then such a MUL (a landmark model's head output, flattened,
+ * reshaped to landmarks and scaled); each made tensor read by the next
+ * alone (see kernels_conv_fuse.h). The MUL counts as fused. */
+static void fold_landmark_reads(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
+  for (size_t k = 0; k < f->n_ops; k++) {
+    const texmem_op *op = texmem_model_op(m, k);
+    if (!landmark_op(op) || op->n_inputs < 1 || op->n_outputs != 1 || f->head[k] != -1) continue;
+    int32_t t = op->inputs[0], mul = scalar_mul_making(m, f, t, reader);
+    if (mul >= 0) {
+      const texmem_op *mo = texmem_model_op(m, (size_t)mul);
+      const texmem_tensor *a = tensor_at(m, mo->inputs[0]);
+      t = a->flags & TEXMEM_TENSOR_CONSTANT ? mo->inputs[1] : mo->inputs[0];
+      read_through_by(f, mul, k);
+      f->n_fused++;
+    }
+    int32_t rs = reshape_making(m, f, t, reader);
+    if (rs >= 0) {
+      read_through_by(f, rs, k);
+      f->n_rs++;
+    }
+  }
+}
+
+/* RESHAPEs of a TRANSFORM_LANDMARKS output stored by it (see
+ * kernels_conv_fuse.h: into): the output an intermediate float tensor the
+ * reshape alone reads, the reshape's output float, not a graph input; any
+ * shape of as many elements (landmarks flattened to a graph output). */
+static void fold_landmark_stores(const texmem_model *m, texmem__fusion *f,
+                                 const int32_t *reader) {
+  for (size_t r = 0; r < f->n_ops; r++) {
+    const texmem_op *op = unclaimed(m, f, r, TEXMEM_OP_RESHAPE, 1);
+    if (!op) continue;
+    int32_t t = op->inputs[0];
+    const texmem_tensor *x = tensor_at(m, t), *y = tensor_at(m, op->outputs[0]);
+    if (!x || !y || !is_float(x) || !is_float(y) || x->producer < 0 ||
+        !(x->flags & TEXMEM_TENSOR_INTERMEDIATE) || (x->flags & TEXMEM_TENSOR_OUTPUT) ||
+        (y->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_CONSTANT)) ||
+        reader[t] != (int32_t)r || elements(x) != elements(y))
+      continue;
+    int32_t p = x->producer;
+    if (texmem_model_op(m, (size_t)p)->type != TEXMEM_OP_TRANSFORM_LANDMARKS || f->into[p] >= 0 ||
+        f->head[p] != -1)
+      continue;
+    f->into[p] = (int32_t)r;
+    f->head[r] = (int32_t)r;
+    f->task[r] = f->task[p];
+    f->n_rs++;
+  }
+}
+
 /* The operators a fused operand is read through (-1: none), and whether
  * what is read is computed after the convolution. */
 typedef struct operand_folds {
@@ -1048,6 +1149,8 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
   if (allow & TEXMEM__FUSE_RESHAPE) {
     fold_reshapes(m, f, reader);
     fold_identity_reshapes(m, f, reader);
+    fold_landmark_reads(m, f, reader);
+    fold_landmark_stores(m, f, reader);
   }
   free(reader);
   *out = f;

@@ -117,7 +117,22 @@
  * FULLY_CONNECTED k: the next layer reading k's input by rows that k's
  * dispatch runs too (a landmark model's heads on one pooled feature
  * vector), each with its own fused unary operator; every output is stored
- * as before, now at k's task (their head: themselves, task: k's). */
+ * as before, now at k's task (their head: themselves, task: k's).
+ * MediaPipe's landmark operators (LANDMARKS_TO_TRANSFORM_MATRIX,
+ * TRANSFORM_LANDMARKS) read their landmarks through what made them, each
+ * made tensor read by the next alone: a MUL by a float32 scalar constant
+ * (any activation), a RESHAPE of a float tensor, or a RESHAPE then such a
+ * MUL (face_landmark_with_attention: a head's 1404 values reshaped to 468
+ * landmarks and scaled). through of each is the landmark operator, which
+ * reads the reshape's input in dense BHWC order and multiplies, activates
+ * and rounds as op_binary.comp and its store would (shaders/
+ * landmarks.glsl), so values are the same; neither runs nor is planned
+ * (the MUL counted in n_fused, the reshape in n_rs). And into, per
+ * TRANSFORM_LANDMARKS p, a RESHAPE of any shape of as many elements whose
+ * input p makes and the reshape alone reads (moved landmarks flattened to
+ * a graph output): p's dispatch writes each texel of the reshape's output
+ * from the landmarks the dense order puts there, and the reshape is not
+ * run. */
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */

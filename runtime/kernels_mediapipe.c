@@ -9,9 +9,65 @@
  *   (B, N, 2|3) and matrix -> the same shape.
  * A matrix is (B or 1, 4, 4) (or (B or 1, 1, 4, 4)): row r at texel x = r.
  * MediaPipe runs batch 0 only; here every batch runs, with its own matrix
- * or the one of a batch-1 matrix. */
+ * or the one of a batch-1 matrix.
+ * The two landmark operators read their landmarks through a RESHAPE and a
+ * MUL by a scalar folded into them (k->through; shaders/landmarks.glsl),
+ * and TRANSFORM_LANDMARKS stores a RESHAPE of its output folded into it
+ * (k->into), as kernels_conv_fuse.h says. */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
 #include "kernels_util.h"
 #include "mediapipe_options.h"
+
+/* What the landmarks are read from: the tensor bound as lm, and the
+ * defines and uniforms of shaders/landmarks.glsl saying how. x: the
+ * landmarks, (B, N, C). */
+static texmem_status landmark_source(texmem__kernel_env *env, const texmem_model *model,
+                                     const texmem_op *op, const texmem_tensor *x,
+                                     texmem__kernel *k, int32_t *src, char *defines, size_t cap,
+                                     texmem_error *err) {
+  const char *name = texmem_op_type_name(op->type);
+  int32_t t = op->inputs[0], cs = 0;
+  const texmem_tensor *tt = x;
+  const texmem_op *mul = NULL;
+  texmem_status s = TEXMEM_STATUS_OK;
+  for (int step = 0; step < 2 && k->through && tt->producer >= 0 &&
+                     k->through[tt->producer] == (int32_t)k->op;
+       step++) {
+    const texmem_op *p = texmem_model_op(model, (size_t)tt->producer);
+    if (p->type == TEXMEM_OP_MUL && !mul && !cs) {
+      mul = p;
+      const texmem_tensor *a = texmem__ku_tensor(model, p->inputs[0]);
+      int32_t ci = a && (a->flags & TEXMEM_TENSOR_CONSTANT) ? 0 : 1;
+      const texmem_tensor *c = texmem__ku_tensor(model, p->inputs[ci]);
+      float v = 0.0f;
+      memcpy(&v, c->data, sizeof v);
+      if (texmem__kernel_env_half_weights(env)) v = texmem__f16_to_f32(texmem__f32_to_f16(v));
+      texmem__kernel_float(k, "lmscale", v);
+      s = texmem__ku_activation_as(name, p->options.activation, "lmact", k, err);
+      t = p->inputs[1 - ci];
+    } else if (p->type == TEXMEM_OP_RESHAPE && !cs) {
+      t = p->inputs[0];
+      if ((s = texmem__ku_image(name, model, t, "reshaped landmarks", &tt, err))) return s;
+      if (tt->c < 1 || tt->c > INT32_MAX / 4)
+        return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped input \"%s\" has %u channels",
+                            name, tt->name, tt->c);
+      cs = (int32_t)tt->c;
+      break;
+    } else {
+      break;
+    }
+    if (s || (s = texmem__ku_image(name, model, t, "landmarks", &tt, err))) return s;
+  }
+  snprintf(defines, cap, "%s%s%s", cs ? "#define TM_LM_THRU 1\n" : "",
+           mul ? "#define TM_LM_SCALE 1\n" : "",
+           mul && texmem__kernel_env_half_images(env) ? "#define TM_LM_ROUND 1\n" : "");
+  texmem__kernel_ivec4(k, "lmgeo", (int32_t)x->w, (int32_t)x->c, cs, 0);
+  *src = t;
+  return TEXMEM_STATUS_OK;
+}
 
 /* The matrix input: (mb, 1, 4, 4) BHWC with mb = 1 or the batch. */
 static texmem_status matrix_input(const char *name, const texmem_model *model,
@@ -93,10 +149,13 @@ texmem_status texmem__kernel_landmarks_to_matrix(texmem__kernel_env *env,
   out->n_buffers = 1;
   static const char *const ins[] = {"lm"}, *const outs[] = {"mat"}, *const bufs[] = {"idx"};
   const uint32_t local[3] = {4, 1, 16};
-  if ((s = texmem__kernel_program(env, "op_landmarks_to_matrix.comp", ins, 1, outs, 1, bufs, 1,
-                                  local, &out->program, err)))
+  char defines[96];
+  int32_t src = -1;
+  if ((s = landmark_source(env, model, op, x, out, &src, defines, sizeof defines, err)) ||
+      (s = texmem__kernel_program_defines(env, "op_landmarks_to_matrix.comp", defines, ins, 1,
+                                          outs, 1, bufs, 1, local, &out->program, err)))
     goto done;
-  out->inputs[0] = op->inputs[0];
+  out->inputs[0] = src;
   out->n_inputs = 1;
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
@@ -143,9 +202,35 @@ texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *env,
                         "channels",
                         name, x->name, x->rank, x->c);
   if ((s = texmem__ku_check_out(name, y, 1, x->w, x->c, err)) ||
-      (s = texmem__ku_check_batch(name, x, y, err)) ||
-      (s = program_2(env, "op_transform_landmarks.comp", op, "src", out, err)))
+      (s = texmem__ku_check_batch(name, x, y, err)))
     return s;
+  char defines[128];
+  int32_t src = -1;
+  if ((s = landmark_source(env, model, op, x, out, &src, defines, sizeof defines - 32, err)))
+    return s;
+  /* A RESHAPE of another shape stored instead of the output: the flat
+   * variant (a RESHAPE of the same BHWC shape is the same texels). */
+  const texmem_tensor *flat = NULL;
+  if (out->into && out->into[out->op] >= 0) {
+    const texmem_op *r = texmem_model_op(model, (size_t)out->into[out->op]);
+    if ((s = texmem__ku_image(name, model, r->outputs[0], "reshaped output", &flat, err)))
+      return s;
+    if (texmem__ku_same_bhwc(flat, y)) flat = NULL;
+    else if (flat->c > INT32_MAX / 4)
+      return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped output \"%s\" has %u channels",
+                          name, flat->name, flat->c);
+  }
+  if (flat) strcat(defines, "#define TM_TL_FLAT 1\n");
+  const char *const ins[] = {"lm", "mat"}, *const outs[] = {"dst"};
+  if ((s = texmem__kernel_program_defines(env, "op_transform_landmarks.comp", defines, ins, 2,
+                                          outs, 1, NULL, 0, NULL, &out->program, err)))
+    return s;
+  out->inputs[0] = src;
+  out->inputs[1] = op->inputs[1];
+  out->n_inputs = 2;
+  out->outputs[0] = op->outputs[0];
+  out->n_outputs = 1;
   texmem__kernel_int(out, "mbatch", (int32_t)m->b);
+  if (flat) texmem__kernel_ivec4(out, "tlflat", (int32_t)flat->c, 0, 0, 0);
   return TEXMEM_STATUS_OK;
 }

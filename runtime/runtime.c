@@ -152,7 +152,8 @@ static texmem_status build_pass(texmem_runtime *rt, size_t task, size_t k, const
   kn->pass = pass;
   kn->op = k;
   const texmem__fusion *f = rt->fusion;
-  kn->through = f && f->n_rs ? f->through : NULL;
+  kn->through = f && (f->n_rs || f->n_fused) ? f->through : NULL;
+  kn->into = f && f->n_rs ? f->into : NULL;
   if (f && f->head[k] == (int32_t)k) {
     kn->fused = op_or_null(rt->model, f->first[k]);
     kn->fused2 = op_or_null(rt->model, f->second[k]);

@@ -4,12 +4,15 @@
 // rotation; the subset's box in that rotated frame gives the crop size and
 // centre; the matrix maps output pixels to input coordinates:
 // T(centre) * R(-rot) * S(scale * crop / output) * T(-output / 2).
-// idx: the subset's landmark indices (as floats, 4 a vec4).
+// idx: the subset's landmark indices (as floats, 4 a vec4). Landmarks are
+// read as landmarks.glsl reads them (through a RESHAPE and a MUL or not).
+#include "elementwise.glsl"
+#include "landmarks.glsl"
 uniform highp ivec4 prm; // left index, right index, subset points, 0
 uniform highp vec4 geo;  // scale_x, scale_y, output width, output height
 uniform highp float target;
 
-highp vec2 landmark(highp int i, highp int b) { return lm_read(ivec3(i, 0, b)).xy; }
+highp vec2 landmark(highp int i, highp int b) { return tm_landmark(i, b).xy; }
 
 void main() {
   highp ivec3 p = ivec3(gl_GlobalInvocationID);

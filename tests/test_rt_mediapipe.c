@@ -317,3 +317,171 @@ Test(rt_mediapipe, shape_and_option_errors) {
     expect_refused(&b, "Landmarks2TransformMatrix", "the op gives 1x4x4");
   }
 }
+
+/* ---- folds: landmarks read through a RESHAPE and a MUL, stored reshaped ---- */
+
+static texmem_gl_context *g_ctx;
+static texmem_runtime_stats g_stats;
+static uint64_t g_dispatches;
+
+static void keep_stats(const texmem_model *m, const texmem_runtime_desc *d,
+                       const texmem_runtime *rt) {
+  (void)m;
+  (void)d;
+  texmem_runtime_get_stats(rt, &g_stats);
+  size_t n_rec = 0;
+  const texmem_record *rec = texmem_runtime_records(rt, &n_rec);
+  TG_OK(texmem_plan_validate(rec, n_rec, 3, texmem_runtime_plan(rt), &tg_err_));
+  texmem_gl_counters c;
+  texmem_gl_counters_get(g_ctx, &c);
+  g_dispatches = c.dispatches - g_dispatches;
+}
+
+static rt_outputs run_counted(const texmem_model *m, const texmem_runtime_desc *d, float **in) {
+  texmem_gl_counters c;
+  texmem_gl_counters_get(g_ctx, &c);
+  g_dispatches = c.dispatches;
+  return rt_run_inspect(g_ctx, m, d, in, keep_stats);
+}
+
+/* Fused against unfused (fp32 and fp16, naive and BEST): identical
+ * outputs, `fused` MULs and `rs` reshapes folded, that many dispatches and
+ * planned tensors fewer; fp32 against the reference. Destroys the model. */
+static void check_folds(rt_mb *b, fill_fn fill, size_t fused, size_t rs, const char *what) {
+  TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
+  g_ctx = tg_context();
+  size_t n_in;
+  float **in = rt_inputs(b->m, 23, &n_in);
+  if (fill) fill(in);
+  texmem_ref_result *ref = rt_reference(b->m, in);
+  for (int cfg = 0; cfg < 4; cfg++) {
+    texmem_runtime_desc d = {.strategy = cfg & 1 ? TEXMEM_STRATEGY_NAIVE : TEXMEM_STRATEGY_BEST,
+                             .precision = cfg < 2 ? TEXMEM_PRECISION_FP32 : TEXMEM_PRECISION_FP16,
+                             .reuse_checker = true};
+    texmem_runtime_desc du = d;
+    du.unfused = true;
+    char label[200];
+    snprintf(label, sizeof label, "%s (%s %s)", what, cfg < 2 ? "fp32" : "fp16",
+             cfg & 1 ? "naive" : "best");
+    rt_outputs u = run_counted(b->m, &du, in);
+    texmem_runtime_stats us = g_stats;
+    uint64_t ud = g_dispatches;
+    rt_outputs a = run_counted(b->m, &d, in);
+    rt_assert_identical(&u, &a, label);
+    cr_assert_eq(g_stats.fused, fused, "%s: %zu fused, expected %zu", label, g_stats.fused, fused);
+    cr_assert_eq(g_stats.reshapes_folded, rs, "%s: %zu reshapes folded, expected %zu", label,
+                 g_stats.reshapes_folded, rs);
+    cr_assert_eq(us.fused + us.reshapes_folded, 0, "%s", label);
+    cr_assert_eq(g_dispatches + fused + rs, ud, "%s: %llu dispatches, %llu unfused", label,
+                 (unsigned long long)g_dispatches, (unsigned long long)ud);
+    cr_assert_eq(g_stats.tensors + fused + rs, us.tensors, "%s", label);
+    if (cfg < 2) rt_compare_scaled(b->m, &a, ref, FP32_REL, label);
+    rt_outputs_free(&a);
+    rt_outputs_free(&u);
+  }
+  texmem_ref_result_destroy(ref);
+  rt_free_arrays(in, n_in);
+  texmem_gl_context_destroy(g_ctx);
+  texmem_model_destroy(b->m);
+}
+
+static int32_t reshape_to(rt_mb *b, int32_t x, unsigned rank, const int32_t *shape) {
+  int32_t y = rt_mb_tensor(b, rank, shape);
+  rt_mb_op(b, TEXMEM_OP_RESHAPE, &x, 1, y, NULL);
+  return y;
+}
+
+/* MUL of x by the scalar constant v (first or second), with activation a. */
+static int32_t scaled(rt_mb *b, int32_t x, float v, bool first, texmem_activation a) {
+  const int32_t one = 1;
+  int32_t c, ins[2];
+  TG_OK(texmem_model_add_constant(b->m, NULL, TEXMEM_DTYPE_FLOAT32, 1, &one, &v, sizeof v, &c,
+                                  &tg_err_));
+  const texmem_tensor *t = texmem_model_tensor(b->m, (size_t)x);
+  int32_t shape[TEXMEM_MAX_RANK];
+  memcpy(shape, t->shape, sizeof shape);
+  int32_t y = rt_mb_tensor(b, t->rank, shape);
+  ins[0] = first ? c : x;
+  ins[1] = first ? x : c;
+  texmem_op_options o = texmem_op_options_default();
+  o.activation = a;
+  rt_mb_op(b, TEXMEM_OP_MUL, ins, 2, y, &o);
+  return y;
+}
+
+/* A landmark head's flat output (batch, 1, 1, n * dims), values in pixels. */
+static int32_t head(rt_mb *b, int32_t batch, int32_t n, int32_t dims) {
+  const int32_t s[4] = {batch, 1, 1, n * dims};
+  return rt_mb_input(b, 4, s);
+}
+
+static int32_t g_head_values; /* of the head filled */
+
+static void fill_head(float **in) {
+  uint64_t s = 5;
+  for (int32_t i = 0; i < g_head_values; i++) in[0][i] = 2.0f + (float)(tt_rand(&s) % 800) / 100.0f;
+}
+
+/* face_landmark_with_attention's chains: its 1404-value head reshaped to
+ * 468 landmarks, scaled, into Landmarks2TransformMatrix (batch 1 and 2,
+ * the scale first, with RELU6, the scale alone, the reshape alone); its
+ * eye and lip heads reshaped to (x, y) pairs, moved by TransformLandmarks
+ * and flattened back to a graph output (batch 2 with one matrix, 3-D
+ * landmarks of 33 values not a multiple of 4, a scaled matrix-free chain
+ * beside, reshaped to the same BHWC shape). Bit for bit against unfused,
+ * one dispatch and one planned tensor fewer a fold. Not folded: a reshape
+ * or a MUL whose output is read twice, a TransformLandmarks output read
+ * twice. */
+Test(rt_mediapipe, landmark_folds) {
+  const int32_t sub[6] = {0, 1, 2, 3, 4, 5};
+  for (int c = 0; c < 5; c++) { /* into Landmarks2TransformMatrix */
+    rt_mb b = rt_mb_new();
+    int32_t nb = c == 1 ? 2 : 1, n = 12;
+    int32_t ls[3] = {nb, n, 3}, ms[3] = {nb, 4, 4};
+    g_head_values = nb * n * 3;
+    /* c == 3: no reshape, the landmarks a graph input's copy */
+    int32_t lm = c == 3 ? rt_mb_input(&b, 3, ls) : reshape_to(&b, head(&b, nb, n, 3), 3, ls);
+    size_t fused = 1, rs = c == 3 ? 0 : 1;
+    if (c == 4) {
+      rt_mb_output(&b, lm); /* the reshape's output read twice */
+      rs = 0;
+    }
+    /* scales that binary16 rounds, as the MUL's constant buffer holds them */
+    if (c != 2)
+      lm = scaled(&b, lm, c == 1 ? 0.7071f : 1.37f, c == 1,
+                  c == 1 ? TEXMEM_ACT_RELU6 : TEXMEM_ACT_NONE);
+    else fused = 0;
+    int32_t mat = rt_mb_tensor(&b, 3, ms);
+    texmem_op_options o = l2tm_options(0, 5, 0.2, 6, 6, 1.5, 1.25, sub, 6);
+    rt_mb_op(&b, TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX, &lm, 1, mat, &o);
+    rt_mb_output(&b, mat);
+    static const char *const what[] = {"head reshaped and scaled", "batch 2, scale first, RELU6",
+                                       "reshape alone", "scale alone", "reshape read twice"};
+    check_folds(&b, c == 3 ? NULL : fill_head, fused, rs, what[c]);
+  }
+  for (int c = 0; c < 5; c++) { /* TransformLandmarks */
+    rt_mb b = rt_mb_new();
+    int32_t nb = c == 1 ? 2 : 1, dims = c == 2 ? 3 : 2, n = c == 2 ? 11 : 6;
+    int32_t h = head(&b, nb, n, dims), ls[3] = {nb, n, dims}, ms[3] = {c == 1 ? 1 : nb, 4, 4};
+    int32_t mat = rt_mb_input(&b, 3, ms);
+    int32_t lm = reshape_to(&b, h, 3, ls);
+    size_t fused = 0, rs = 2;
+    if (c == 2) {
+      lm = scaled(&b, lm, 0.4142f, false, TEXMEM_ACT_NONE);
+      fused = 1;
+    }
+    int32_t ins[2] = {lm, mat}, y = rt_mb_tensor(&b, 3, ls);
+    rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, ins, 2, y, NULL);
+    if (c == 4) {
+      rt_mb_output(&b, y); /* the output read twice: stored as it is */
+      rs = 1;
+    }
+    const int32_t flat[2] = {nb, n * dims}, same[4] = {nb, 1, n, dims};
+    int32_t out = c == 3 ? reshape_to(&b, y, 4, same) : reshape_to(&b, y, 2, flat);
+    b.out[b.n_out++] = out;
+    static const char *const what[] = {"pairs flattened", "batch 2, one matrix",
+                                       "3-D, scaled, 33 values", "reshaped to the same BHWC",
+                                       "output read twice"};
+    check_folds(&b, NULL, fused, rs, what[c]);
+  }
+}

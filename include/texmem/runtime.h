@@ -166,7 +166,9 @@ typedef struct texmem_runtime_stats {
   size_t fused;                          /* operators run inside the dispatch
                                             of a convolution: element-wise
                                             ones, and channel PADs and max
-                                            pools folded into a fused read
+                                            pools folded into a fused read,
+                                            and MULs by a scalar read through
+                                            by a MediaPipe landmark operator
                                             (each one dispatch and one
                                             planned tensor fewer) */
   size_t fused_kept;                     /* of those, operators whose
@@ -190,8 +192,10 @@ typedef struct texmem_runtime_stats {
                                             and one planned tensor fewer
                                             each; not in fused): read
                                             through by the CONCATENATION
-                                            that alone reads them, or, to
-                                            their input's shape, stored by
+                                            or landmark operator that alone
+                                            reads them, or, to their input's
+                                            shape (any shape after a
+                                            TRANSFORM_LANDMARKS), stored by
                                             the operator making it */
   size_t resizes_folded;                 /* RESIZE_BILINEARs not run (as
                                             reshapes_folded): interpolated
