@@ -29,7 +29,7 @@
 #            MediaPipe models (tiles.jsonl; bench/gpu_table.py --tiles
 #            tiles.jsonl: each layer's time per split, the choice's, the
 #            fastest's)
-#   kernels  `--kernels portable` on three models, then `--unfused` on seven
+#   kernels  `--kernels portable` on three models, then `--unfused` on eight
 #            (beside the default bench: the tiled 1x1 kernel's gain, fusion's
 #            and the folds' (depthwise, scales, reshapes, resizes, heads), and whether fused
 #            outputs equal unfused ones on this driver, by outputs_fnv1a;
@@ -120,7 +120,7 @@ for m in builtin .gpu/models/palm_detection_lite.tflite \
          .gpu/models/selfie_segmentation_landscape.tflite \
          .gpu/models/face_detection_full_range.tflite \
          .gpu/models/pose_landmark_lite.tflite .gpu/models/hand_landmark_lite.tflite \
-         .gpu/models/hand_recrop.tflite; do
+         .gpu/models/hand_recrop.tflite .gpu/models/face_landmark_with_attention.tflite; do
   [ "$(el)" -lt $((end * 76 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/unfused.jsonl" "$B/texmem" "$m" fp16 --runs 21 --unfused
 done

@@ -686,6 +686,10 @@ static const texmem_op *unclaimed(const texmem_model *m, const texmem__fusion *f
              : NULL;
 }
 
+static uint64_t elements(const texmem_tensor *t) {
+  return (uint64_t)t->b * t->h * t->w * t->c;
+}
+
 /* RESHAPEs folded into the CONCATENATION reading them: a float reshape of
  * a non-constant tensor with as many elements, its output an intermediate
  * one the concatenation alone reads, once (see kernels_conv_fuse.h). */
@@ -697,7 +701,7 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
     const texmem_tensor *x = tensor_at(m, op->inputs[0]), *y = tensor_at(m, t);
     if (!x || !y || !is_float(x) || !is_float(y) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
         !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] < 0 ||
-        (uint64_t)x->b * x->h * x->w * x->c != (uint64_t)y->b * y->h * y->w * y->c)
+        elements(x) != elements(y))
       continue;
     int32_t k = reader[t];
     if (texmem_model_op(m, (size_t)k)->type != TEXMEM_OP_CONCATENATION || f->head[k] != -1)
@@ -708,34 +712,34 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
   }
 }
 
-/* RESHAPEs to their input's BHWC shape, stored by the operator making their
- * input (see kernels_conv_fuse.h): the input an intermediate float tensor
- * the reshape alone reads, made by an operator that a dispatch runs (not a
- * reshape stored into another); the output float, not a graph input. */
-static void fold_identity_reshapes(const texmem_model *m, texmem__fusion *f,
-                                   const int32_t *reader) {
+/* RESHAPEs stored by the operator making their input (see
+ * kernels_conv_fuse.h: into): to their input's BHWC shape, or to any shape
+ * of as many elements after a TRANSFORM_LANDMARKS (landmarks flattened to
+ * a graph output); the input an intermediate float tensor the reshape
+ * alone reads, made by an operator that a dispatch runs (not a reshape
+ * stored into another); the output float, not a graph input. */
+static void fold_stored_reshapes(const texmem_model *m, texmem__fusion *f,
+                                 const int32_t *reader) {
   for (size_t r = 0; r < f->n_ops; r++) {
     const texmem_op *op = unclaimed(m, f, r, TEXMEM_OP_RESHAPE, 1);
     if (!op) continue;
     int32_t t = op->inputs[0];
     const texmem_tensor *x = tensor_at(m, t), *y = tensor_at(m, op->outputs[0]);
-    if (!x || !y || !is_float(x) || !is_float(y) || !same_bhwc(x, y) || x->producer < 0 ||
+    if (!x || !y || !is_float(x) || !is_float(y) || x->producer < 0 ||
         (x->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_OUTPUT | TEXMEM_TENSOR_CONSTANT)) ||
         (y->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_CONSTANT)) || reader[t] != (int32_t)r)
       continue;
     int32_t p = x->producer;
-    if (f->into[p] >= 0 ||
-        (texmem_model_op(m, (size_t)p)->type == TEXMEM_OP_RESHAPE && f->head[p] >= 0))
+    texmem_op_type pt = texmem_model_op(m, (size_t)p)->type;
+    bool flat = pt == TEXMEM_OP_TRANSFORM_LANDMARKS && elements(x) == elements(y);
+    if ((!same_bhwc(x, y) && !flat) || f->into[p] >= 0 ||
+        (pt == TEXMEM_OP_RESHAPE && f->head[p] >= 0))
       continue;
     f->into[p] = (int32_t)r;
     f->head[r] = (int32_t)r;
     f->task[r] = f->task[p];
     f->n_rs++;
   }
-}
-
-static uint64_t elements(const texmem_tensor *t) {
-  return (uint64_t)t->b * t->h * t->w * t->c;
 }
 
 static bool landmark_op(const texmem_op *op) {
@@ -808,30 +812,44 @@ static void fold_landmark_reads(const texmem_model *m, texmem__fusion *f, const 
   }
 }
 
-/* RESHAPEs of a TRANSFORM_LANDMARKS output stored by it (see
- * kernels_conv_fuse.h: into): the output an intermediate float tensor the
- * reshape alone reads, the reshape's output float, not a graph input; any
- * shape of as many elements (landmarks flattened to a graph output). */
-static void fold_landmark_stores(const texmem_model *m, texmem__fusion *f,
-                                 const int32_t *reader) {
-  for (size_t r = 0; r < f->n_ops; r++) {
-    const texmem_op *op = unclaimed(m, f, r, TEXMEM_OP_RESHAPE, 1);
-    if (!op) continue;
-    int32_t t = op->inputs[0];
-    const texmem_tensor *x = tensor_at(m, t), *y = tensor_at(m, op->outputs[0]);
-    if (!x || !y || !is_float(x) || !is_float(y) || x->producer < 0 ||
-        !(x->flags & TEXMEM_TENSOR_INTERMEDIATE) || (x->flags & TEXMEM_TENSOR_OUTPUT) ||
-        (y->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_CONSTANT)) ||
-        reader[t] != (int32_t)r || elements(x) != elements(y))
+/* MULs of a 4x4 matrix by a float32 constant of 16 values or one, every
+ * reader of their output (not a graph output) a TRANSFORM_LANDMARKS
+ * reading it as its matrix (face_landmark_with_attention's eye and lip
+ * crops scaled to their own boxes), read through by each of them (see
+ * kernels_conv_fuse.h): through and task of the MUL are the last
+ * reader's. Counted as fused. */
+static void fold_matrix_scales(const texmem_model *m, texmem__fusion *f) {
+  for (size_t q = 0; q < f->n_ops; q++) {
+    const texmem_op *op = unclaimed(m, f, q, TEXMEM_OP_MUL, 2);
+    if (!op || op->n_inputs != 2) continue;
+    int32_t t = op->outputs[0], last = -1;
+    const texmem_tensor *y = tensor_at(m, t), *a = tensor_at(m, op->inputs[0]),
+                        *c = tensor_at(m, op->inputs[1]);
+    if (a && (a->flags & TEXMEM_TENSOR_CONSTANT)) {
+      const texmem_tensor *swap = a;
+      a = c;
+      c = swap;
+    }
+    if (!y || !a || !c || !is_float(a) || (a->flags & TEXMEM_TENSOR_CONSTANT) ||
+        !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || (y->flags & TEXMEM_TENSOR_OUTPUT) ||
+        !same_bhwc(a, y) || y->h != 1 || y->w != 4 || y->c != 4 ||
+        !(c->flags & TEXMEM_TENSOR_CONSTANT) || c->type != TEXMEM_DTYPE_FLOAT32 || !c->data ||
+        (c->data_size != sizeof(float) &&
+         (c->data_size != 16 * sizeof(float) || c->b != 1 || c->h != 1 || c->w != 4 || c->c != 4)))
       continue;
-    int32_t p = x->producer;
-    if (texmem_model_op(m, (size_t)p)->type != TEXMEM_OP_TRANSFORM_LANDMARKS || f->into[p] >= 0 ||
-        f->head[p] != -1)
-      continue;
-    f->into[p] = (int32_t)r;
-    f->head[r] = (int32_t)r;
-    f->task[r] = f->task[p];
-    f->n_rs++;
+    bool all = true;
+    for (size_t k = q + 1; k < f->n_ops && all; k++) {
+      const texmem_op *r = texmem_model_op(m, k);
+      for (size_t j = 0; j < r->n_inputs; j++) {
+        if (r->inputs[j] != t) continue;
+        all = all && r->type == TEXMEM_OP_TRANSFORM_LANDMARKS && j == 1 && f->head[k] == -1 &&
+              r->inputs[0] != t;
+        last = (int32_t)k;
+      }
+    }
+    if (!all || last < 0) continue;
+    read_through_by(f, (int32_t)q, (size_t)last);
+    f->n_fused++;
   }
 }
 
@@ -1148,9 +1166,9 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
   if (allow & TEXMEM__FUSE_INPAD) fold_per_texel_inputs(m, f, reader);
   if (allow & TEXMEM__FUSE_RESHAPE) {
     fold_reshapes(m, f, reader);
-    fold_identity_reshapes(m, f, reader);
+    fold_stored_reshapes(m, f, reader);
     fold_landmark_reads(m, f, reader);
-    fold_landmark_stores(m, f, reader);
+    fold_matrix_scales(m, f);
   }
   free(reader);
   *out = f;

@@ -127,7 +127,10 @@
  * reads the reshape's input in dense BHWC order and multiplies, activates
  * and rounds as op_binary.comp and its store would (shaders/
  * landmarks.glsl), so values are the same; neither runs nor is planned
- * (the MUL counted in n_fused, the reshape in n_rs). And into, per
+ * (the MUL counted in n_fused, the reshape in n_rs). Likewise a MUL of a
+ * 4x4 matrix by a float32 constant of 16 values or one, every reader of
+ * its output a TRANSFORM_LANDMARKS reading it as its matrix: each reads
+ * through it (through and task: the last reader's). And into, per
  * TRANSFORM_LANDMARKS p, a RESHAPE of any shape of as many elements whose
  * input p makes and the reshape alone reads (moved landmarks flattened to
  * a graph output): p's dispatch writes each texel of the reshape's output

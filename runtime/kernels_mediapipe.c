@@ -189,6 +189,34 @@ texmem_status texmem__kernel_transform_tensor(texmem__kernel_env *env, const tex
   return TEXMEM_STATUS_OK;
 }
 
+/* The matrix TRANSFORM_LANDMARKS binds: op's, or, for a MUL by a constant
+ * read through (k->through; kernels_conv_fuse.h), the MUL's matrix, its
+ * constant in buffer matc and its activation (defines: TM_MAT_SCALE, and
+ * TM_MAT_ROUND where its store rounds). */
+static texmem_status matrix_source(texmem__kernel_env *env, const texmem_model *model,
+                                   const texmem_op *op, texmem__kernel *k, int32_t *mat,
+                                   char *defines, texmem_error *err) {
+  const char *name = TEXMEM__MP_TL_NAME;
+  *mat = op->inputs[1];
+  const texmem_tensor *t = texmem__ku_tensor(model, *mat);
+  if (!t || t->producer < 0 || !k->through || k->through[t->producer] < 0) return TEXMEM_STATUS_OK;
+  const texmem_op *p = texmem_model_op(model, (size_t)t->producer);
+  if (p->type != TEXMEM_OP_MUL) return TEXMEM_STATUS_OK;
+  const texmem_tensor *a = texmem__ku_tensor(model, p->inputs[0]);
+  int32_t ci = a && (a->flags & TEXMEM_TENSOR_CONSTANT) ? 0 : 1;
+  const texmem_tensor *c = texmem__ku_tensor(model, p->inputs[ci]);
+  bool scalar = c->data_size == sizeof(float);
+  const int32_t dims[4] = {1, 1, scalar ? 1 : 4, scalar ? 1 : 4};
+  texmem_status s = texmem__ew_const_buffer(env, name, c, dims, &k->buffers[k->n_buffers], err);
+  if (s || (s = texmem__ku_activation_as(name, p->options.activation, "matact", k, err))) return s;
+  k->n_buffers++;
+  texmem__kernel_int(k, "matcrow", scalar ? 0 : 1);
+  strcat(defines, "#define TM_MAT_SCALE 1\n");
+  if (texmem__kernel_env_half_images(env)) strcat(defines, "#define TM_MAT_ROUND 1\n");
+  *mat = p->inputs[1 - ci];
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *env,
                                                  const texmem_model *model, const texmem_op *op,
                                                  texmem__kernel *out, texmem_error *err) {
@@ -204,9 +232,10 @@ texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *env,
   if ((s = texmem__ku_check_out(name, y, 1, x->w, x->c, err)) ||
       (s = texmem__ku_check_batch(name, x, y, err)))
     return s;
-  char defines[128];
-  int32_t src = -1;
-  if ((s = landmark_source(env, model, op, x, out, &src, defines, sizeof defines - 32, err)))
+  char defines[192];
+  int32_t src = -1, mat = -1;
+  if ((s = landmark_source(env, model, op, x, out, &src, defines, sizeof defines - 80, err)) ||
+      (s = matrix_source(env, model, op, out, &mat, defines, err)))
     return s;
   /* A RESHAPE of another shape stored instead of the output: the flat
    * variant (a RESHAPE of the same BHWC shape is the same texels). */
@@ -221,12 +250,13 @@ texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *env,
                           name, flat->name, flat->c);
   }
   if (flat) strcat(defines, "#define TM_TL_FLAT 1\n");
-  const char *const ins[] = {"lm", "mat"}, *const outs[] = {"dst"};
+  const char *const ins[] = {"lm", "mat"}, *const outs[] = {"dst"}, *const bufs[] = {"matc"};
   if ((s = texmem__kernel_program_defines(env, "op_transform_landmarks.comp", defines, ins, 2,
-                                          outs, 1, NULL, 0, NULL, &out->program, err)))
+                                          outs, 1, bufs, out->n_buffers, NULL, &out->program,
+                                          err)))
     return s;
   out->inputs[0] = src;
-  out->inputs[1] = op->inputs[1];
+  out->inputs[1] = mat;
   out->n_inputs = 2;
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;

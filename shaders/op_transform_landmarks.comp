@@ -7,17 +7,39 @@
 // (runtime/kernels_conv_fuse.h: into; the landmarks flattened to a graph
 // output): one invocation a texel of it, each lane the moved landmark's
 // value that the dense BHWC order puts there, of tlflat.x channels.
+// TM_MAT_SCALE: the matrix is a MUL of mat by a constant (buffer matc: a
+// 4x4 one row by row, or one value) that is never stored
+// (runtime/kernels_conv_fuse.h: through): each row multiplied and
+// activated as op_binary.comp does, rounded as its store would
+// (TM_MAT_ROUND).
 #include "elementwise.glsl"
 #include "landmarks.glsl"
 uniform highp int mbatch;
 #ifdef TM_TL_FLAT
 uniform highp ivec4 tlflat; // channels of dst, 0, 0, 0
 #endif
+#ifdef TM_MAT_SCALE
+uniform highp int matcrow; // 1: matc holds a row a texel; 0: one value
+uniform highp vec4 matact;
+#endif
+
+// Row r of batch mb's matrix.
+highp vec4 matrix_row(highp int r, highp int mb) {
+  highp vec4 v = mat_read(ivec3(r, 0, mb));
+#ifdef TM_MAT_SCALE
+  highp vec4 c = matc_at(r * matcrow);
+  v = tm_activate(tm_binary(1, v, matcrow != 0 ? c : c.xxxx), matact);
+#ifdef TM_MAT_ROUND
+  v = tm_half_rne(v);
+#endif
+#endif
+  return v;
+}
 
 // Landmark i of batch b, moved by its matrix.
 highp vec4 moved(highp int i, highp int b) {
   highp int mb = mbatch > 1 ? b : 0;
-  highp vec4 m0 = mat_read(ivec3(0, 0, mb)), m1 = mat_read(ivec3(1, 0, mb));
+  highp vec4 m0 = matrix_row(0, mb), m1 = matrix_row(1, mb);
   highp vec4 q = tm_landmark(i, b);
   return vec4(m0.x * q.x + m0.y * q.y + m0.w, m1.x * q.x + m1.y * q.y + m1.w, q.z, 0.0);
 }

@@ -409,6 +409,17 @@ static int32_t scaled(rt_mb *b, int32_t x, float v, bool first, texmem_activatio
   return y;
 }
 
+/* A 4x4 constant of values binary16 rounds, some negative. */
+static int32_t constant_4x4(rt_mb *b) {
+  const int32_t shape[3] = {1, 4, 4};
+  float v[16];
+  for (int i = 0; i < 16; i++) v[i] = 0.3f + 0.1373f * (float)(i % 7) - (i % 5 == 0 ? 1.1f : 0.0f);
+  int32_t t;
+  TG_OK(texmem_model_add_constant(b->m, NULL, TEXMEM_DTYPE_FLOAT32, 3, shape, v, sizeof v, &t,
+                                  &tg_err_));
+  return t;
+}
+
 /* A landmark head's flat output (batch, 1, 1, n * dims), values in pixels. */
 static int32_t head(rt_mb *b, int32_t batch, int32_t n, int32_t dims) {
   const int32_t s[4] = {batch, 1, 1, n * dims};
@@ -427,11 +438,13 @@ static void fill_head(float **in) {
  * the scale first, with RELU6, the scale alone, the reshape alone); its
  * eye and lip heads reshaped to (x, y) pairs, moved by TransformLandmarks
  * and flattened back to a graph output (batch 2 with one matrix, 3-D
- * landmarks of 33 values not a multiple of 4, a scaled matrix-free chain
- * beside, reshaped to the same BHWC shape). Bit for bit against unfused,
- * one dispatch and one planned tensor fewer a fold. Not folded: a reshape
- * or a MUL whose output is read twice, a TransformLandmarks output read
- * twice. */
+ * landmarks of 33 values, not a multiple of 4, scaled; reshaped to the
+ * same BHWC shape); a matrix scaled by a 4x4
+ * constant read by two TransformLandmarks, by one value with RELU at
+ * batch 2. Bit for bit against unfused, one dispatch and one planned
+ * tensor fewer a fold. Not folded: a reshape or a MUL whose output is read
+ * twice, a TransformLandmarks output read twice, a scaled matrix read by a
+ * copy too. */
 Test(rt_mediapipe, landmark_folds) {
   const int32_t sub[6] = {0, 1, 2, 3, 4, 5};
   for (int c = 0; c < 5; c++) { /* into Landmarks2TransformMatrix */
@@ -483,5 +496,28 @@ Test(rt_mediapipe, landmark_folds) {
                                        "3-D, scaled, 33 values", "reshaped to the same BHWC",
                                        "output read twice"};
     check_folds(&b, NULL, fused, rs, what[c]);
+  }
+  for (int c = 0; c < 3; c++) { /* a scaled matrix */
+    rt_mb b = rt_mb_new();
+    int32_t nb = c == 1 ? 2 : 1, ms[3] = {1, 4, 4}, ls[3] = {nb, 5, 2}, l3[3] = {nb, 7, 3};
+    int32_t mat = rt_mb_input(&b, 3, ms), m2 = -1;
+    if (c == 1) { /* one value, with RELU */
+      m2 = scaled(&b, mat, 0.7071f, true, TEXMEM_ACT_RELU);
+    } else { /* 16 values, binary16 rounds them */
+      int32_t k = constant_4x4(&b), ins[2] = {mat, k};
+      m2 = rt_mb_tensor(&b, 3, ms);
+      rt_mb_op(&b, TEXMEM_OP_MUL, ins, 2, m2, NULL);
+    }
+    size_t fused = c == 2 ? 0 : 1;
+    if (c == 2) rt_mb_output(&b, m2); /* read by a copy too: run */
+    int32_t y1 = rt_mb_tensor(&b, 3, ls), y2 = rt_mb_tensor(&b, 3, l3);
+    int32_t i1[2] = {rt_mb_input(&b, 3, ls), m2}, i2[2] = {rt_mb_input(&b, 3, l3), m2};
+    rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, i1, 2, y1, NULL);
+    rt_mb_op(&b, TEXMEM_OP_TRANSFORM_LANDMARKS, i2, 2, y2, NULL);
+    rt_mb_output(&b, y1);
+    rt_mb_output(&b, y2);
+    static const char *const what[] = {"matrix scaled, read by two", "one scale, RELU, batch 2",
+                                       "scaled matrix read by a copy too"};
+    check_folds(&b, NULL, fused, 0, what[c]);
   }
 }

@@ -167,8 +167,9 @@ typedef struct texmem_runtime_stats {
                                             of a convolution: element-wise
                                             ones, and channel PADs and max
                                             pools folded into a fused read,
-                                            and MULs by a scalar read through
-                                            by a MediaPipe landmark operator
+                                            and MULs by a constant read
+                                            through by MediaPipe's landmark
+                                            operators
                                             (each one dispatch and one
                                             planned tensor fewer) */
   size_t fused_kept;                     /* of those, operators whose
