@@ -747,6 +747,15 @@ static bool landmark_op(const texmem_op *op) {
          op->type == TEXMEM_OP_TRANSFORM_LANDMARKS;
 }
 
+/* MUL op's constant input (the second where both or neither are). */
+static const texmem_tensor *mul_constant(const texmem_model *m, const texmem_op *op,
+                                         const texmem_tensor **other) {
+  const texmem_tensor *a = tensor_at(m, op->inputs[0]), *c = tensor_at(m, op->inputs[1]);
+  bool first = a && (a->flags & TEXMEM_TENSOR_CONSTANT);
+  *other = first ? c : a;
+  return first ? a : c;
+}
+
 /* The MUL of a float non-constant tensor by a float32 scalar constant
  * making intermediate tensor t, which one operator alone reads; -1
  * otherwise. */
@@ -755,12 +764,7 @@ static int32_t scalar_mul_making(const texmem_model *m, const texmem__fusion *f,
   int32_t q = sole_producer(m, t, reader, TEXMEM_OP_MUL);
   const texmem_op *op = q >= 0 ? unclaimed(m, f, (size_t)q, TEXMEM_OP_MUL, 2) : NULL;
   if (!op || op->n_inputs != 2) return -1;
-  const texmem_tensor *a = tensor_at(m, op->inputs[0]), *c = tensor_at(m, op->inputs[1]);
-  if (a && (a->flags & TEXMEM_TENSOR_CONSTANT)) {
-    const texmem_tensor *swap = a;
-    a = c;
-    c = swap;
-  }
+  const texmem_tensor *a = NULL, *c = mul_constant(m, op, &a);
   return a && c && is_float(a) && !(a->flags & TEXMEM_TENSOR_CONSTANT) &&
                  same_bhwc(a, tensor_at(m, t)) && (c->flags & TEXMEM_TENSOR_CONSTANT) &&
                  c->type == TEXMEM_DTYPE_FLOAT32 && c->data && c->data_size == sizeof(float)
@@ -800,7 +804,7 @@ static void fold_landmark_reads(const texmem_model *m, texmem__fusion *f, const 
     if (mul >= 0) {
       const texmem_op *mo = texmem_model_op(m, (size_t)mul);
       const texmem_tensor *a = tensor_at(m, mo->inputs[0]);
-      t = a->flags & TEXMEM_TENSOR_CONSTANT ? mo->inputs[1] : mo->inputs[0];
+      t = mo->inputs[a->flags & TEXMEM_TENSOR_CONSTANT ? 1 : 0];
       read_through_by(f, mul, k);
       f->n_fused++;
     }
@@ -823,13 +827,7 @@ static void fold_matrix_scales(const texmem_model *m, texmem__fusion *f) {
     const texmem_op *op = unclaimed(m, f, q, TEXMEM_OP_MUL, 2);
     if (!op || op->n_inputs != 2) continue;
     int32_t t = op->outputs[0], last = -1;
-    const texmem_tensor *y = tensor_at(m, t), *a = tensor_at(m, op->inputs[0]),
-                        *c = tensor_at(m, op->inputs[1]);
-    if (a && (a->flags & TEXMEM_TENSOR_CONSTANT)) {
-      const texmem_tensor *swap = a;
-      a = c;
-      c = swap;
-    }
+    const texmem_tensor *y = tensor_at(m, t), *a = NULL, *c = mul_constant(m, op, &a);
     if (!y || !a || !c || !is_float(a) || (a->flags & TEXMEM_TENSOR_CONSTANT) ||
         !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || (y->flags & TEXMEM_TENSOR_OUTPUT) ||
         !same_bhwc(a, y) || y->h != 1 || y->w != 4 || y->c != 4 ||

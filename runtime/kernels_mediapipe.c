@@ -21,6 +21,23 @@
 #include "kernels_util.h"
 #include "mediapipe_options.h"
 
+/* The operator making tensor t that k reads through (k->through: k, or
+ * with `any` some reader), NULL when none. */
+static const texmem_op *read_through(const texmem_model *model, const texmem__kernel *k,
+                                     int32_t t, bool any) {
+  const texmem_tensor *tt = texmem__ku_tensor(model, t);
+  if (!tt || tt->producer < 0 || !k->through) return NULL;
+  int32_t r = k->through[tt->producer];
+  return (any ? r >= 0 : r == (int32_t)k->op) ? texmem_model_op(model, (size_t)tt->producer)
+                                              : NULL;
+}
+
+/* Which input of MUL p is its constant (the fold took one that is). */
+static int constant_side(const texmem_model *model, const texmem_op *p) {
+  const texmem_tensor *a = texmem__ku_tensor(model, p->inputs[0]);
+  return a && (a->flags & TEXMEM_TENSOR_CONSTANT) ? 0 : 1;
+}
+
 /* What the landmarks are read from: the tensor bound as lm, and the
  * defines and uniforms of shaders/landmarks.glsl saying how. x: the
  * landmarks, (B, N, C). */
@@ -30,36 +47,27 @@ static texmem_status landmark_source(texmem__kernel_env *env, const texmem_model
                                      texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
   int32_t t = op->inputs[0], cs = 0;
-  const texmem_tensor *tt = x;
-  const texmem_op *mul = NULL;
+  const texmem_op *p = read_through(model, k, t, false), *mul = NULL;
   texmem_status s = TEXMEM_STATUS_OK;
-  for (int step = 0; step < 2 && k->through && tt->producer >= 0 &&
-                     k->through[tt->producer] == (int32_t)k->op;
-       step++) {
-    const texmem_op *p = texmem_model_op(model, (size_t)tt->producer);
-    if (p->type == TEXMEM_OP_MUL && !mul && !cs) {
-      mul = p;
-      const texmem_tensor *a = texmem__ku_tensor(model, p->inputs[0]);
-      int32_t ci = a && (a->flags & TEXMEM_TENSOR_CONSTANT) ? 0 : 1;
-      const texmem_tensor *c = texmem__ku_tensor(model, p->inputs[ci]);
-      float v = 0.0f;
-      memcpy(&v, c->data, sizeof v);
-      if (texmem__kernel_env_half_weights(env)) v = texmem__f16_to_f32(texmem__f32_to_f16(v));
-      texmem__kernel_float(k, "lmscale", v);
-      s = texmem__ku_activation_as(name, p->options.activation, "lmact", k, err);
-      t = p->inputs[1 - ci];
-    } else if (p->type == TEXMEM_OP_RESHAPE && !cs) {
-      t = p->inputs[0];
-      if ((s = texmem__ku_image(name, model, t, "reshaped landmarks", &tt, err))) return s;
-      if (tt->c < 1 || tt->c > INT32_MAX / 4)
-        return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped input \"%s\" has %u channels",
-                            name, tt->name, tt->c);
-      cs = (int32_t)tt->c;
-      break;
-    } else {
-      break;
-    }
-    if (s || (s = texmem__ku_image(name, model, t, "landmarks", &tt, err))) return s;
+  if (p && p->type == TEXMEM_OP_MUL) { /* x = y * scale */
+    mul = p;
+    int ci = constant_side(model, p);
+    float v = 0.0f;
+    memcpy(&v, texmem__ku_tensor(model, p->inputs[ci])->data, sizeof v);
+    if (texmem__kernel_env_half_weights(env)) v = texmem__f16_to_f32(texmem__f32_to_f16(v));
+    texmem__kernel_float(k, "lmscale", v);
+    if ((s = texmem__ku_activation_as(name, p->options.activation, "lmact", k, err))) return s;
+    t = p->inputs[1 - ci];
+    p = read_through(model, k, t, false);
+  }
+  if (p && p->type == TEXMEM_OP_RESHAPE) { /* y = RESHAPE(z) */
+    const texmem_tensor *z = NULL;
+    t = p->inputs[0];
+    if ((s = texmem__ku_image(name, model, t, "reshaped landmarks", &z, err))) return s;
+    if (z->c < 1 || z->c > INT32_MAX / 4)
+      return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped input \"%s\" has %u channels",
+                          name, z->name, z->c);
+    cs = (int32_t)z->c;
   }
   snprintf(defines, cap, "%s%s%s", cs ? "#define TM_LM_THRU 1\n" : "",
            mul ? "#define TM_LM_SCALE 1\n" : "",
@@ -198,12 +206,9 @@ static texmem_status matrix_source(texmem__kernel_env *env, const texmem_model *
                                    char *defines, texmem_error *err) {
   const char *name = TEXMEM__MP_TL_NAME;
   *mat = op->inputs[1];
-  const texmem_tensor *t = texmem__ku_tensor(model, *mat);
-  if (!t || t->producer < 0 || !k->through || k->through[t->producer] < 0) return TEXMEM_STATUS_OK;
-  const texmem_op *p = texmem_model_op(model, (size_t)t->producer);
-  if (p->type != TEXMEM_OP_MUL) return TEXMEM_STATUS_OK;
-  const texmem_tensor *a = texmem__ku_tensor(model, p->inputs[0]);
-  int32_t ci = a && (a->flags & TEXMEM_TENSOR_CONSTANT) ? 0 : 1;
+  const texmem_op *p = read_through(model, k, *mat, true);
+  if (!p || p->type != TEXMEM_OP_MUL) return TEXMEM_STATUS_OK;
+  int ci = constant_side(model, p);
   const texmem_tensor *c = texmem__ku_tensor(model, p->inputs[ci]);
   bool scalar = c->data_size == sizeof(float);
   const int32_t dims[4] = {1, 1, scalar ? 1 : 4, scalar ? 1 : 4};
