@@ -22,8 +22,9 @@
 #   alone    `--alone S` per storage, one process each (the driver's memory);
 #            with OLD_TEXMEM its `--alone buffer` beside ours (alone_before.jsonl:
 #            bench/gpu_table.py --alone alone.jsonl --driver alone_before.jsonl)
-#   profile  `--profile` on MobileNet v2 and the selfie model (and with the
-#            older build: profile_before.jsonl)
+#   profile  `--profile` on MobileNet v2, the selfie model and
+#            face_landmark_with_attention (and with the older build:
+#            profile_before.jsonl)
 #   tiles    `--profile` with the tiled 1x1 kernel's split forced (--split
 #            1..16) and chosen per layer, MobileNet v2 fp16 first, then two
 #            MediaPipe models (tiles.jsonl; bench/gpu_table.py --tiles
@@ -96,7 +97,8 @@ for p in fp16 fp32; do for m in $models; do for s in naive objects arena buffer;
   [ "$s" = buffer ] && [ -n "$old" ] && bench "$O/alone_before.jsonl" "$old" "$m" $p --alone buffer
 done; done; done
 phase profile
-for m in builtin .gpu/models/selfie_segmentation.tflite; do
+for m in builtin .gpu/models/selfie_segmentation.tflite \
+         .gpu/models/face_landmark_with_attention.tflite; do
   [ "$(el)" -lt $((end * 60 / 100)) ] && [ "$m" = builtin -o -f "$m" ] &&
     bench "$O/profile.jsonl" "$B/texmem" "$m" fp16 --runs 5 --profile
   # The older build's profile beside it: what a fold's kernel replaced.
