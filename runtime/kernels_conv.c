@@ -12,33 +12,6 @@
 #include "kernels_conv_common.h"
 #include "kernels_conv_fuse.h"
 
-/* Work groups a GPU wants to be busy: on a large GPU (an H100 holds 132
- * x 32 work groups of 64) the product of a small layer (MobileNet's 7x7)
- * has few tiles, each a long serial loop, so smaller tiles that split the
- * input slices are worth their shared-memory sums below this. */
-#define WANT_GROUPS 256u
-
-/* The tiles, largest first: each halves the pixels and doubles the parts
- * that split the input slices (pq * sg * ks = 64 invocations). */
-static const texmem__conv_tile tiles[] = {{16, 4, 1}, {8, 4, 2}, {4, 4, 4}, {2, 4, 8}, {1, 4, 16}};
-
-texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks,
-                                       uint32_t split) {
-  size_t pick = 0;
-  for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
-    if (split) {
-      if (tiles[i].ks == split) return tiles[i];
-      continue;
-    }
-    if (i > 0 && tiles[i].ks > chunks) break; /* a part with no chunk idles */
-    pick = i;
-    uint64_t n = (pixels + 4 * tiles[i].pq - 1) / (4 * tiles[i].pq) *
-                 ((groups4 + tiles[i].sg - 1) / tiles[i].sg);
-    if (n >= WANT_GROUPS) break;
-  }
-  return tiles[pick];
-}
-
 /* Splits `n` work groups of a flat index over the x and y counts. */
 static texmem_status flat_groups(const char *name, uint64_t n, texmem__kernel *out,
                                  texmem_error *err) {

@@ -146,7 +146,7 @@ typedef struct texmem__conv_tile {
  * groups of 4 output slices and `chunks` chunks of 4 input slices: the
  * one of `split` parts (1, 2, 4, 8, 16) when it is not 0, else the
  * largest giving enough work groups to fill a large GPU, else the
- * smallest whose parts each get a chunk (kernels_conv.c). */
+ * smallest whose parts each get a chunk (kernels_conv1x1_tile.c). */
 texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks,
                                        uint32_t split);
 
@@ -156,6 +156,27 @@ texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32
  * b hold op's weights packed for the tiled kernel, its act uniform is set. */
 texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *model,
                                    const texmem_op *op, texmem__kernel *k, texmem_error *err);
+
+/* A depthwise convolution's checked operands, window, and its weights
+ * (pw: one vec4 per output slice, ky, kx) and bias (pb: one vec4 per
+ * output slice) packed, nw and nb floats (kernels_depthwise_weights.c). */
+typedef struct texmem__dw_parts {
+  const texmem_tensor *x;
+  uint32_t kh, kw, oc, mult;
+  texmem__conv_window g;
+  float *pw, *pb;
+  size_t nw, nb;
+} texmem__dw_parts;
+
+/* op's parts in *d, its arrays the caller's (texmem__dw_parts_free, or
+ * texmem__dw_parts_upload, which frees them). */
+texmem_status texmem__dw_parts_of(const texmem_model *model, const texmem_op *op,
+                                  texmem__dw_parts *d, texmem_error *err);
+void texmem__dw_parts_free(texmem__dw_parts *d);
+/* d's weights then bias in one buffer *buf (a binding fewer: GLES 3.1
+ * guarantees 4); frees d's arrays. */
+texmem_status texmem__dw_parts_upload(texmem__kernel_env *env, texmem__dw_parts *d,
+                                     texmem_gl_buffer *buf, texmem_error *err);
 
 /* Depthwise convolution `op` (multiplier 1) folded into the tiled 1x1
  * kernel k, whose buffers w and b are bound (kernels_depthwise.c): its

@@ -4,7 +4,8 @@
  * input channel c / M for each output channel c (op_depthwise_mult.comp).
  * A depthwise convolution folded into the tiled 1x1 convolution reading
  * it (kernels_conv_fuse.h) gives that kernel its weights, bias and
- * geometry here (texmem__dw_fold). */
+ * geometry here (texmem__dw_fold). The weights are packed in
+ * kernels_depthwise_weights.c. */
 #include <stdio.h>
 
 #include "kernel_env.h"
@@ -19,84 +20,19 @@ static bool takes_3x3(const texmem_op_options *o, uint32_t mult, uint32_t kh, ui
          o->stride_w <= 2;
 }
 
-/* A depthwise convolution's checked operands, window, and its weights
- * (pw: one vec4 per output slice, ky, kx) and bias (pb: one vec4 per
- * output slice) packed, nw and nb floats (both the caller's to free). */
-typedef struct dw_parts {
-  const texmem_tensor *x;
-  uint32_t kh, kw, oc, mult;
-  texmem__conv_window g;
-  float *pw, *pb;
-  size_t nw, nb;
-} dw_parts;
-
-static texmem_status dw_parts_of(const texmem_model *model, const texmem_op *op, dw_parts *d,
-                                 texmem_error *err) {
-  const char *name = "DEPTHWISE_CONV_2D";
-  const texmem_tensor *x = NULL, *y = NULL, *w = NULL, *bias = NULL;
-  texmem_status s;
-  if ((s = texmem__conv_operands(name, model, op, &x, &y, &w, err))) return s;
-  if ((s = texmem__conv_check_4d(name, x, w, err))) return s;
-  uint32_t KH = (uint32_t)w->shape[1], KW = (uint32_t)w->shape[2], OC = (uint32_t)w->shape[3];
-  if (w->shape[0] != 1 || OC % x->c != 0 ||
-      w->data_size != (size_t)KH * KW * OC * sizeof(float))
-    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
-                        "%s: weights %dx%dx%dx%d do not fit %u input channels", name, w->shape[0],
-                        w->shape[1], w->shape[2], w->shape[3], x->c);
-  uint32_t mult = OC / x->c;
-  const texmem_op_options *o = &op->options;
-  if (o->depth_multiplier > 1 && (uint32_t)o->depth_multiplier != mult)
-    return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: depth_multiplier %d, weights give %u",
-                        name, o->depth_multiplier, mult);
-  if (op->n_inputs > 2 && op->inputs[2] >= 0 &&
-      (s = texmem__conv_const(name, model, op->inputs[2], "bias", OC, &bias, err)))
-    return s;
-  texmem__conv_window g = {0};
-  if ((s = texmem__conv_window_of(name, o, x, KH, KW, &g, err))) return s;
-  if ((s = texmem__conv_check_out(name, y, x->b, (uint32_t)g.oh, (uint32_t)g.ow, OC, err)))
-    return s;
-  *d = (dw_parts){.x = x, .kh = KH, .kw = KW, .oc = OC, .mult = mult, .g = g};
-
-  uint32_t os = (uint32_t)texmem__ku_slices(OC);
-  size_t taps = (size_t)KH * KW, nw = (size_t)os * taps * 4, nb = 0;
-  float *pw = calloc(nw ? nw : 1, sizeof *pw);
-  float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, OC, os, &nb);
-  if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
-  const float *wd = w->data;
-  for (uint32_t oc = 0; oc < OC; oc++)
-    for (size_t t = 0; t < taps; t++) pw[((oc / 4) * taps + t) * 4 + oc % 4] = wd[t * OC + oc];
-  d->pw = pw;
-  d->pb = pb;
-  d->nw = nw;
-  d->nb = nb;
-  return TEXMEM_STATUS_OK;
-}
-
-static void dw_parts_free(dw_parts *d) {
-  free(d->pw);
-  free(d->pb);
-}
-
-/* d's weights then bias in one buffer *buf (a binding fewer: GLES 3.1
- * guarantees 4); frees d's arrays. */
-static texmem_status joined_buffer(texmem__kernel_env *env, dw_parts *d, texmem_gl_buffer *buf,
-                                   texmem_error *err) {
-  return texmem__conv_upload_joined(env, d->pw, d->nw, d->pb, d->nb, buf, err);
-}
-
 texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model,
                               const texmem_op *op, texmem__kernel *k, char *defs, size_t cap,
                               texmem_error *err) {
-  dw_parts d;
-  texmem_status s = dw_parts_of(model, op, &d, err);
+  texmem__dw_parts d;
+  texmem_status s = texmem__dw_parts_of(model, op, &d, err);
   if (s) return s;
   if (d.mult != 1 || k->n_buffers != 2) {
-    dw_parts_free(&d);
+    texmem__dw_parts_free(&d);
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "DEPTHWISE_CONV_2D folded with multiplier %u, %zu buffers before", d.mult,
                         k->n_buffers);
   }
-  if ((s = joined_buffer(env, &d, &k->buffers[2], err))) return s;
+  if ((s = texmem__dw_parts_upload(env, &d, &k->buffers[2], err))) return s;
   k->n_buffers = 3;
   const texmem_op_options *o = &op->options;
   /* Its activation, as uniform dact. */
@@ -114,33 +50,16 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
   return TEXMEM_STATUS_OK;
 }
 
-texmem_status texmem__dw_affine_buffer(texmem__kernel_env *env, const texmem_model *model,
-                                      const texmem_op *op, texmem__kernel *k, const char *act,
-                                      texmem_error *err) {
-  dw_parts d;
-  texmem_status s = dw_parts_of(model, op, &d, err);
-  if (s) return s;
-  if (d.mult != 1 || d.kh != 1 || d.kw != 1 || k->n_buffers >= TEXMEM__KERNEL_MAX_BUFFERS) {
-    dw_parts_free(&d);
-    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "DEPTHWISE_CONV_2D %ux%u, multiplier %u applied per texel, %zu buffers "
-                        "before", d.kh, d.kw, d.mult, k->n_buffers);
-  }
-  if ((s = joined_buffer(env, &d, &k->buffers[k->n_buffers], err))) return s;
-  k->n_buffers++;
-  return texmem__ku_activation_as("DEPTHWISE_CONV_2D", op->options.activation, act, k, err);
-}
-
 texmem_status texmem__kernel_depthwise(texmem__kernel_env *env, const texmem_model *model,
                                        const texmem_op *op, texmem__kernel *out,
                                        texmem_error *err) {
   const char *name = "DEPTHWISE_CONV_2D";
-  dw_parts d;
-  texmem_status s = dw_parts_of(model, op, &d, err);
+  texmem__dw_parts d;
+  texmem_status s = texmem__dw_parts_of(model, op, &d, err);
   if (s) return s;
   const texmem_op_options *o = &op->options;
   if ((s = texmem__ku_activation(name, o->activation, out, err))) {
-    dw_parts_free(&d);
+    texmem__dw_parts_free(&d);
     return s;
   }
   if ((s = texmem__conv_upload(env, d.pw, d.nw, d.pb, d.nb, out, err))) return s;
