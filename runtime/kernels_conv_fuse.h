@@ -136,6 +136,9 @@
  * a graph output): p's dispatch writes each texel of the reshape's output
  * from the landmarks the dense order puts there, and the reshape is not
  * run. */
+/* The per-operator arrays of a fusion, head .. sqadd, one allocation. */
+enum { TEXMEM__FUSION_ARRAYS = 20 };
+
 typedef struct texmem__fusion {
   size_t n_ops;
   size_t n_fused; /* operators run inside a convolution's dispatch */
@@ -159,6 +162,9 @@ typedef struct texmem__fusion {
 
 /* The pool whose output convolution insq[k] reads (f->insq[k] >= 0). */
 int32_t texmem__squeeze_pool(const texmem_model *m, const texmem__fusion *f, size_t k);
+/* Whether operator p runs inside convolution c's squeeze (its pool, first
+ * convolution and that one's fused operator, the ADD under the pool). */
+bool texmem__squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c, int32_t p);
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs, pools, depthwise convolutions, reshapes,
