@@ -60,7 +60,7 @@ typedef struct texmem__kernel {
   uint32_t pass;     /* in */
   uint32_t n_passes; /* out, pass 0 */
   /* In: the element-wise operator fused into this convolution's output
-   * (kernels_conv_fuse.h), or NULL; the kernel then writes its output. */
+   * (kernels_fusion.h), or NULL; the kernel then writes its output. */
   const texmem_op *fused;
   /* In: a second element-wise operator, fused after `fused` (NULL: none);
    * the kernel then writes its output. */
@@ -100,7 +100,7 @@ typedef struct texmem__kernel {
   /* In: with in_mul, an ADD of its output and a tensor making the 1x1
    * convolution's input: the tiled kernel stages the sum (NULL: none). */
   const texmem_op *in_add;
-  /* In: a squeeze (kernels_conv_fuse.h: insq) making a 1x1 convolution's
+  /* In: a squeeze (kernels_fusion.h: insq) making a 1x1 convolution's
    * input, run in this dispatch (op_squeeze.comp): its global pool (NULL:
    * none), its first 1x1 convolution and that one's fused unary operator
    * (each NULL: none). */
@@ -117,11 +117,11 @@ typedef struct texmem__kernel {
   size_t n_heads;
   /* In: per model operator, the operator reading through it (a RESHAPE
    * folded into a CONCATENATION or a landmark operator, a MUL by a scalar
-   * into a landmark operator; kernels_conv_fuse.h), else -1; NULL: none
+   * into a landmark operator; kernels_fusion.h), else -1; NULL: none
    * folded. */
   const int32_t *through;
   /* In: per model operator, the RESHAPE whose output it stores instead of
-   * its own (kernels_conv_fuse.h: into), else -1; NULL: none folded. */
+   * its own (kernels_fusion.h: into), else -1; NULL: none folded. */
   const int32_t *into;
   /* Set by the runtime (before the builder runs): the operator whose
    * kernel this is (a late fused dispatch runs in a later operator's task). */

@@ -151,7 +151,7 @@ texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32
                                        uint32_t split);
 
 /* 1x1 convolution `op` of one-pixel planes running the squeeze that makes
- * its input (k->in_sq_pool, k->in_sq, k->in_sq_fused: kernels_conv_fuse.h)
+ * its input (k->in_sq_pool, k->in_sq, k->in_sq_fused: kernels_fusion.h)
  * in one dispatch of op_squeeze.comp (kernels_squeeze.c); k's buffers w and
  * b hold op's weights packed for the tiled kernel, its act uniform is set. */
 texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *model,
@@ -189,7 +189,7 @@ texmem_status texmem__dw_fold(texmem__kernel_env *env, const texmem_model *model
                               texmem_error *err);
 
 /* Depthwise convolution `op` of a 1x1 window and multiplier 1, applied to
- * each texel another kernel k computes or reads (kernels_conv_fuse.h): its
+ * each texel another kernel k computes or reads (kernels_fusion.h): its
  * weights then its bias (one vec4 a slice each, as op_depthwise.comp
  * reads them) as k's next buffer, its activation as uniform `act` (a
  * string literal). */

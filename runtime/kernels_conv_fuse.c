@@ -1,5 +1,5 @@
 /* Fusion of element-wise operators into the convolution before them, and
- * the folds that read through other operators (see kernels_conv_fuse.h):
+ * the folds that read through other operators (see kernels_fusion.h):
  * which operators a dispatch runs, and in which task. The records and the
  * plan kept: kernels_fuse_plan.c; the fused program's bindings:
  * kernels_conv_fuse_program.c. */
@@ -82,18 +82,6 @@ static bool binds_tensor(const texmem_model *m, const texmem_op *e, int32_t t) {
   return o && !(o->flags & TEXMEM_TENSOR_CONSTANT);
 }
 
-/* The operator of `type` making tensor o, when o is an intermediate one
- * operator alone reads and that operator has one output and an input;
- * -1 otherwise. */
-static int32_t sole_producer(const texmem_model *m, int32_t o, const int32_t *reader,
-                             texmem_op_type type) {
-  const texmem_tensor *ot = tensor_at(m, o);
-  if (!ot || ot->producer < 0 || reader[o] < 0 || !(ot->flags & TEXMEM_TENSOR_INTERMEDIATE))
-    return -1;
-  const texmem_op *p = texmem_model_op(m, (size_t)ot->producer);
-  return p->type == type && p->n_outputs == 1 && p->n_inputs >= 1 ? ot->producer : -1;
-}
-
 /* The PAD making intermediate tensor o from a float non-constant tensor,
  * with its zeros before and after each BHWC component; -1 otherwise. */
 static int32_t pad_of(const texmem_model *m, int32_t o, int32_t before[4], int32_t after[4]) {
@@ -119,7 +107,7 @@ static int32_t pad_making(const texmem_model *m, int32_t o, const int32_t *reade
  * it takes the leading channels of a float non-constant tensor (as a
  * PAD, it changes the channels only); -1 otherwise. */
 static int32_t leading_channels_of(const texmem_model *m, int32_t o, const int32_t *reader) {
-  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_STRIDED_SLICE);
+  int32_t q = texmem__fuse_sole_producer(m, o, reader, TEXMEM_OP_STRIDED_SLICE);
   if (q < 0) return -1;
   const texmem_op *p = texmem_model_op(m, (size_t)q);
   const texmem_tensor *x = tensor_at(m, p->inputs[0]);
@@ -130,7 +118,7 @@ static int32_t leading_channels_of(const texmem_model *m, int32_t o, const int32
 }
 
 /* The PAD making tensor o when it folds into a fused read (see
- * kernels_conv_fuse.h): zeros after the channels only, its input of o's
+ * kernels_fusion.h): zeros after the channels only, its input of o's
  * batch and plane; or the STRIDED_SLICE taking o's channels from the
  * leading ones of such an input; -1 otherwise. */
 static int32_t foldable_pad(const texmem_model *m, int32_t o, const int32_t *reader) {
@@ -146,11 +134,11 @@ static int32_t foldable_pad(const texmem_model *m, int32_t o, const int32_t *rea
 }
 
 /* The MAX_POOL_2D making tensor o when it folds into a fused read (see
- * kernels_conv_fuse.h): as sole_producer, no activation, a window of at
+ * kernels_fusion.h): as sole_producer, no activation, a window of at
  * most 16 texels, its input a float rank-4 tensor of o's batch and
  * channels; -1 otherwise. */
 static int32_t foldable_pool(const texmem_model *m, int32_t o, const int32_t *reader) {
-  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_MAX_POOL_2D);
+  int32_t q = texmem__fuse_sole_producer(m, o, reader, TEXMEM_OP_MAX_POOL_2D);
   if (q < 0) return -1;
   const texmem_op *p = texmem_model_op(m, (size_t)q);
   const texmem_op_options *po = &p->options;
@@ -166,11 +154,11 @@ static int32_t foldable_pool(const texmem_model *m, int32_t o, const int32_t *re
 }
 
 /* The RESIZE_BILINEAR making tensor o when its reader may read through it
- * (see kernels_conv_fuse.h): as sole_producer, options the kernel runs,
+ * (see kernels_fusion.h): as sole_producer, options the kernel runs,
  * its input a float rank-4 non-constant tensor of o's batch and channels;
  * -1 otherwise. */
 static int32_t foldable_resize(const texmem_model *m, int32_t o, const int32_t *reader) {
-  int32_t q = sole_producer(m, o, reader, TEXMEM_OP_RESIZE_BILINEAR);
+  int32_t q = texmem__fuse_sole_producer(m, o, reader, TEXMEM_OP_RESIZE_BILINEAR);
   if (q < 0) return -1;
   const texmem_op *r = texmem_model_op(m, (size_t)q);
   const texmem_tensor *x = tensor_at(m, r->inputs[0]), *ot = tensor_at(m, o);
@@ -251,7 +239,6 @@ static int32_t foldable_input_pad(const texmem_model *m, const texmem__fusion *f
   }
   return q;
 }
-
 
 /* Operator q (an input PAD or DEPTH_TO_SPACE), read through by
  * convolution k: it joins k's dispatch when k is its first reader, and is
@@ -353,7 +340,7 @@ static int32_t staged_input(const texmem_model *m, const texmem__fusion *f, size
 }
 
 /* The DEPTHWISE_CONV_2D making 1x1 convolution k's input when it folds
- * into k's tiled kernel (kernels_conv_fuse.h): k a 1x1 stride-1 CONV_2D
+ * into k's tiled kernel (kernels_fusion.h): k a 1x1 stride-1 CONV_2D
  * run by itself or with its own fused operators; the depthwise one of
  * multiplier 1, an activation the kernels apply, nothing element-wise
  * fused into it (an input PAD folded is: k then reads the PAD's input,
@@ -365,7 +352,7 @@ static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f
   int32_t t = staged_input(m, f, k, reader);
   if (t < 0) return -1;
   const texmem_tensor *tt = tensor_at(m, t);
-  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D);
+  int32_t q = texmem__fuse_sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D);
   if (q < 0 || (f->head[q] != -1 && (f->head[q] != q || f->first[q] >= 0))) return -1;
   const texmem_op *d = texmem_model_op(m, (size_t)q);
   const texmem_tensor *x = tensor_at(m, d->inputs[0]);
@@ -378,14 +365,14 @@ static int32_t foldable_depthwise(const texmem_model *m, const texmem__fusion *f
 }
 
 /* The MUL making tensor t, read by one operator alone, when a tiled 1x1
- * kernel may stage it (kernels_conv_fuse.h: inmul): in no dispatch yet, an
+ * kernel may stage it (kernels_fusion.h: inmul): in no dispatch yet, an
  * activation the kernels apply, of a rank-4 float tensor x of t's shape
  * by a non-constant float one of x's batch and channels and one pixel
  * (*scale); -1 otherwise. */
 static int32_t scale_of(const texmem_model *m, const texmem__fusion *f, int32_t t,
                         const int32_t *reader, int32_t *scale) {
   const texmem_tensor *tt = tensor_at(m, t);
-  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_MUL);
+  int32_t q = texmem__fuse_sole_producer(m, t, reader, TEXMEM_OP_MUL);
   if (q < 0 || f->head[q] != -1) return -1;
   const texmem_op *mul = texmem_model_op(m, (size_t)q);
   if (mul->n_inputs != 2 || !activation_ok(mul->options.activation)) return -1;
@@ -407,7 +394,7 @@ static int32_t scale_of(const texmem_model *m, const texmem__fusion *f, int32_t 
 }
 
 /* The MUL making 1x1 convolution k's input when it folds into k's tiled
- * kernel (kernels_conv_fuse.h: inmul): k as for a depthwise fold, the MUL
+ * kernel (kernels_fusion.h: inmul): k as for a depthwise fold, the MUL
  * as scale_of finds it, its scale not what k's fused operator reads (one
  * dispatch binds a tensor once; x it reads through x's binding); -1
  * otherwise. */
@@ -419,7 +406,7 @@ static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size
 }
 
 /* The ADD making 1x1 convolution k's input from a per-channel MUL's output
- * and a tensor b when both fold into k's tiled kernel (kernels_conv_fuse.h:
+ * and a tensor b when both fold into k's tiled kernel (kernels_fusion.h:
  * inadd; the selfie decoder's scaled skip connection plus the upsampled
  * path): k as for a depthwise fold; the ADD (an activation the kernels
  * apply, nothing fused into it) read by k alone, its output float; the
@@ -431,7 +418,7 @@ static int32_t foldable_mul(const texmem_model *m, const texmem__fusion *f, size
 static int32_t foldable_scale_add(const texmem_model *m, const texmem__fusion *f, size_t k,
                                   const int32_t *reader, int32_t *mul) {
   int32_t t = staged_input(m, f, k, reader);
-  int32_t q = t >= 0 ? sole_producer(m, t, reader, TEXMEM_OP_ADD) : -1;
+  int32_t q = t >= 0 ? texmem__fuse_sole_producer(m, t, reader, TEXMEM_OP_ADD) : -1;
   if (q < 0 || f->head[q] != -1) return -1;
   const texmem_op *add = texmem_model_op(m, (size_t)q);
   if (add->n_inputs != 2 || !activation_ok(add->options.activation) ||
@@ -454,7 +441,7 @@ static int32_t foldable_scale_add(const texmem_model *m, const texmem__fusion *f
 }
 
 /* The RESIZE_BILINEAR making 1x1 convolution k's input when it folds into
- * k's tiled kernel (kernels_conv_fuse.h: inrsz): k as for a depthwise
+ * k's tiled kernel (kernels_fusion.h: inrsz): k as for a depthwise
  * fold, the resize as foldable_resize, its input not what k's fused
  * operator reads (one dispatch binds a tensor once); -1 otherwise. */
 static int32_t foldable_input_resize(const texmem_model *m, const texmem__fusion *f, size_t k,
@@ -499,7 +486,7 @@ static void fold_depthwise(const texmem_model *m, texmem__fusion *f, const int32
 }
 
 /* The per-texel DEPTHWISE_CONV_2D making convolution k's input when k
- * reads through it (kernels_conv_fuse.h: inaff): k a CONV_2D or
+ * reads through it (kernels_fusion.h: inaff): k a CONV_2D or
  * DEPTHWISE_CONV_2D run by itself or with its own fused operators, no other
  * fold of its input taken, its input read by k alone; the depthwise one in
  * no dispatch but its own, of a float rank-4 non-constant tensor of its
@@ -513,7 +500,7 @@ static int32_t per_texel_input(const texmem_model *m, const texmem__fusion *f, s
     return -1;
   int32_t t = c->inputs[0];
   int32_t q = t >= 0 && reader[t] == (int32_t)k
-                  ? sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D)
+                  ? texmem__fuse_sole_producer(m, t, reader, TEXMEM_OP_DEPTHWISE_CONV_2D)
                   : -1;
   if (q < 0 || f->head[q] != -1) return -1;
   const texmem_op *d = texmem_model_op(m, (size_t)q);
@@ -557,7 +544,7 @@ static int32_t global_pool_of(const texmem_model *m, const texmem__fusion *f, in
   static const texmem_op_type types[] = {TEXMEM_OP_AVERAGE_POOL_2D, TEXMEM_OP_MAX_POOL_2D,
                                          TEXMEM_OP_MEAN};
   int32_t q = -1;
-  for (size_t i = 0; i < 3 && q < 0; i++) q = sole_producer(m, t, reader, types[i]);
+  for (size_t i = 0; i < 3 && q < 0; i++) q = texmem__fuse_sole_producer(m, t, reader, types[i]);
   if (q < 0 || f->head[q] != -1) return -1;
   const texmem_op *p = texmem_model_op(m, (size_t)q);
   const texmem_op_options *o = &p->options;
@@ -574,7 +561,7 @@ static int32_t global_pool_of(const texmem_model *m, const texmem__fusion *f, in
              : -1;
 }
 
-/* The squeeze making 1x1 convolution k's input (kernels_conv_fuse.h:
+/* The squeeze making 1x1 convolution k's input (kernels_fusion.h:
  * insq): a first 1x1 convolution (run by itself or with one fused unary
  * operator at its own task) of a global pool's output, or with `one` a
  * global pool. -1 otherwise. */
@@ -621,7 +608,7 @@ bool texmem__squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c,
 }
 
 /* The ADD making squeeze pool p's input when the pool reads through it
- * (kernels_conv_fuse.h: sqadd): in no dispatch yet, read by the pool
+ * (kernels_fusion.h: sqadd): in no dispatch yet, read by the pool
  * alone, an activation the kernels apply, of two distinct float rank-4
  * non-constant tensors of its output's shape, neither what convolution
  * k's fused operator reads (one dispatch binds a tensor once); -1
@@ -629,7 +616,7 @@ bool texmem__squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c,
 static int32_t squeeze_add_of(const texmem_model *m, const texmem__fusion *f, size_t k, int32_t p,
                               const int32_t *reader) {
   int32_t t = texmem_model_op(m, (size_t)p)->inputs[0];
-  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_ADD);
+  int32_t q = texmem__fuse_sole_producer(m, t, reader, TEXMEM_OP_ADD);
   if (q < 0 || f->head[q] != -1) return -1;
   const texmem_op *add = texmem_model_op(m, (size_t)q);
   if (add->n_inputs != 2 || add->inputs[0] == add->inputs[1] ||
@@ -682,181 +669,6 @@ static void fold_per_texel_inputs(const texmem_model *m, texmem__fusion *f,
     if (q < 0) continue;
     f->inaff[k] = q;
     read_through(f, k, q);
-  }
-}
-
-/* Operator k when it is of `type` with at least n_in inputs and one
- * output, in no dispatch but its own yet; NULL otherwise. */
-static const texmem_op *unclaimed(const texmem_model *m, const texmem__fusion *f, size_t k,
-                                  texmem_op_type type, size_t n_in) {
-  const texmem_op *op = texmem_model_op(m, k);
-  return op->type == type && op->n_inputs >= n_in && op->n_outputs == 1 && f->head[k] == -1
-             ? op
-             : NULL;
-}
-
-static uint64_t elements(const texmem_tensor *t) {
-  return (uint64_t)t->b * t->h * t->w * t->c;
-}
-
-/* RESHAPEs folded into the CONCATENATION reading them: a float reshape of
- * a non-constant tensor with as many elements, its output an intermediate
- * one the concatenation alone reads, once (see kernels_conv_fuse.h). */
-static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
-  for (size_t r = 0; r < f->n_ops; r++) {
-    const texmem_op *op = unclaimed(m, f, r, TEXMEM_OP_RESHAPE, 1);
-    if (!op) continue;
-    int32_t t = op->outputs[0];
-    const texmem_tensor *x = tensor_at(m, op->inputs[0]), *y = tensor_at(m, t);
-    if (!x || !y || !is_float(x) || !is_float(y) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
-        !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] < 0 ||
-        elements(x) != elements(y))
-      continue;
-    int32_t k = reader[t];
-    if (texmem_model_op(m, (size_t)k)->type != TEXMEM_OP_CONCATENATION || f->head[k] != -1)
-      continue;
-    f->head[r] = f->through[r] = k;
-    f->task[r] = f->task[k];
-    f->n_rs++;
-  }
-}
-
-/* RESHAPEs stored by the operator making their input (see
- * kernels_conv_fuse.h: into): to their input's BHWC shape, or to any shape
- * of as many elements after a TRANSFORM_LANDMARKS (landmarks flattened to
- * a graph output); the input an intermediate float tensor the reshape
- * alone reads, made by an operator that a dispatch runs (not a reshape
- * stored into another); the output float, not a graph input. */
-static void fold_stored_reshapes(const texmem_model *m, texmem__fusion *f,
-                                 const int32_t *reader) {
-  for (size_t r = 0; r < f->n_ops; r++) {
-    const texmem_op *op = unclaimed(m, f, r, TEXMEM_OP_RESHAPE, 1);
-    if (!op) continue;
-    int32_t t = op->inputs[0];
-    const texmem_tensor *x = tensor_at(m, t), *y = tensor_at(m, op->outputs[0]);
-    if (!x || !y || !is_float(x) || !is_float(y) || x->producer < 0 ||
-        (x->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_OUTPUT | TEXMEM_TENSOR_CONSTANT)) ||
-        (y->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_CONSTANT)) || reader[t] != (int32_t)r)
-      continue;
-    int32_t p = x->producer;
-    texmem_op_type pt = texmem_model_op(m, (size_t)p)->type;
-    bool flat = pt == TEXMEM_OP_TRANSFORM_LANDMARKS && elements(x) == elements(y);
-    if ((!same_bhwc(x, y) && !flat) || f->into[p] >= 0 ||
-        (pt == TEXMEM_OP_RESHAPE && f->head[p] >= 0))
-      continue;
-    f->into[p] = (int32_t)r;
-    f->head[r] = (int32_t)r;
-    f->task[r] = f->task[p];
-    f->n_rs++;
-  }
-}
-
-static bool landmark_op(const texmem_op *op) {
-  return op->type == TEXMEM_OP_LANDMARKS_TO_TRANSFORM_MATRIX ||
-         op->type == TEXMEM_OP_TRANSFORM_LANDMARKS;
-}
-
-/* MUL op's constant input (the second where both or neither are). */
-static const texmem_tensor *mul_constant(const texmem_model *m, const texmem_op *op,
-                                         const texmem_tensor **other) {
-  const texmem_tensor *a = tensor_at(m, op->inputs[0]), *c = tensor_at(m, op->inputs[1]);
-  bool first = a && (a->flags & TEXMEM_TENSOR_CONSTANT);
-  *other = first ? c : a;
-  return first ? a : c;
-}
-
-/* The MUL of a float non-constant tensor by a float32 scalar constant
- * making intermediate tensor t, which one operator alone reads; -1
- * otherwise. */
-static int32_t scalar_mul_making(const texmem_model *m, const texmem__fusion *f, int32_t t,
-                                 const int32_t *reader) {
-  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_MUL);
-  const texmem_op *op = q >= 0 ? unclaimed(m, f, (size_t)q, TEXMEM_OP_MUL, 2) : NULL;
-  if (!op || op->n_inputs != 2) return -1;
-  const texmem_tensor *a = NULL, *c = mul_constant(m, op, &a);
-  return a && c && is_float(a) && !(a->flags & TEXMEM_TENSOR_CONSTANT) &&
-                 same_bhwc(a, tensor_at(m, t)) && (c->flags & TEXMEM_TENSOR_CONSTANT) &&
-                 c->type == TEXMEM_DTYPE_FLOAT32 && c->data && c->data_size == sizeof(float)
-             ? q
-             : -1;
-}
-
-/* The RESHAPE of a float non-constant tensor making intermediate tensor
- * t, which one operator alone reads; -1 otherwise. */
-static int32_t reshape_making(const texmem_model *m, const texmem__fusion *f, int32_t t,
-                              const int32_t *reader) {
-  int32_t q = sole_producer(m, t, reader, TEXMEM_OP_RESHAPE);
-  const texmem_op *op = q >= 0 ? unclaimed(m, f, (size_t)q, TEXMEM_OP_RESHAPE, 1) : NULL;
-  const texmem_tensor *x = op ? tensor_at(m, op->inputs[0]) : NULL, *y = tensor_at(m, t);
-  return x && y && is_float(x) && is_float(y) && !(x->flags & TEXMEM_TENSOR_CONSTANT) &&
-                 elements(x) == elements(y)
-             ? q
-             : -1;
-}
-
-/* Operator q, read through by operator k: not run, at k's task. */
-static void read_through_by(texmem__fusion *f, int32_t q, size_t k) {
-  f->head[q] = f->through[q] = (int32_t)k;
-  f->task[q] = f->task[k];
-}
-
-/* Landmark operators (LANDMARKS_TO_TRANSFORM_MATRIX, TRANSFORM_LANDMARKS)
- * reading their landmarks through a MUL by a scalar constant, a RESHAPE,
- * or a RESHAPE then such a MUL (a landmark model's head output, flattened,
- * reshaped to landmarks and scaled); each made tensor read by the next
- * alone (see kernels_conv_fuse.h). The MUL counts as fused. */
-static void fold_landmark_reads(const texmem_model *m, texmem__fusion *f, const int32_t *reader) {
-  for (size_t k = 0; k < f->n_ops; k++) {
-    const texmem_op *op = texmem_model_op(m, k);
-    if (!landmark_op(op) || op->n_inputs < 1 || op->n_outputs != 1 || f->head[k] != -1) continue;
-    int32_t t = op->inputs[0], mul = scalar_mul_making(m, f, t, reader);
-    if (mul >= 0) {
-      const texmem_op *mo = texmem_model_op(m, (size_t)mul);
-      const texmem_tensor *a = tensor_at(m, mo->inputs[0]);
-      t = mo->inputs[a->flags & TEXMEM_TENSOR_CONSTANT ? 1 : 0];
-      read_through_by(f, mul, k);
-      f->n_fused++;
-    }
-    int32_t rs = reshape_making(m, f, t, reader);
-    if (rs >= 0) {
-      read_through_by(f, rs, k);
-      f->n_rs++;
-    }
-  }
-}
-
-/* MULs of a 4x4 matrix by a float32 constant of 16 values or one, every
- * reader of their output (not a graph output) a TRANSFORM_LANDMARKS
- * reading it as its matrix (face_landmark_with_attention's eye and lip
- * crops scaled to their own boxes), read through by each of them (see
- * kernels_conv_fuse.h): through and task of the MUL are the last
- * reader's. Counted as fused. */
-static void fold_matrix_scales(const texmem_model *m, texmem__fusion *f) {
-  for (size_t q = 0; q < f->n_ops; q++) {
-    const texmem_op *op = unclaimed(m, f, q, TEXMEM_OP_MUL, 2);
-    if (!op || op->n_inputs != 2) continue;
-    int32_t t = op->outputs[0], last = -1;
-    const texmem_tensor *y = tensor_at(m, t), *a = NULL, *c = mul_constant(m, op, &a);
-    if (!y || !a || !c || !is_float(a) || (a->flags & TEXMEM_TENSOR_CONSTANT) ||
-        !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || (y->flags & TEXMEM_TENSOR_OUTPUT) ||
-        !same_bhwc(a, y) || y->h != 1 || y->w != 4 || y->c != 4 ||
-        !(c->flags & TEXMEM_TENSOR_CONSTANT) || c->type != TEXMEM_DTYPE_FLOAT32 || !c->data ||
-        (c->data_size != sizeof(float) &&
-         (c->data_size != 16 * sizeof(float) || c->b != 1 || c->h != 1 || c->w != 4 || c->c != 4)))
-      continue;
-    bool all = true;
-    for (size_t k = q + 1; k < f->n_ops && all; k++) {
-      const texmem_op *r = texmem_model_op(m, k);
-      for (size_t j = 0; j < r->n_inputs; j++) {
-        if (r->inputs[j] != t) continue;
-        all = all && r->type == TEXMEM_OP_TRANSFORM_LANDMARKS && j == 1 && f->head[k] == -1 &&
-              r->inputs[0] != t;
-        last = (int32_t)k;
-      }
-    }
-    if (!all || last < 0) continue;
-    read_through_by(f, (int32_t)q, (size_t)last);
-    f->n_fused++;
   }
 }
 
@@ -1058,10 +870,10 @@ static void fuse_group(const texmem_model *m, texmem__fusion *f, const int32_t *
  * FULLY_CONNECTED whose rows lie along the input's channels (op_fc.comp),
  * a transposed convolution (op_transpose_conv.comp), in no dispatch yet. */
 static bool takes_unary(const texmem_model *m, const texmem__fusion *f, size_t k) {
-  if (unclaimed(m, f, k, TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS, 1) ||
-      unclaimed(m, f, k, TEXMEM_OP_TRANSPOSE_CONV, 1))
+  if (texmem__fuse_unclaimed(m, f, k, TEXMEM_OP_CONV_2D_TRANSPOSE_BIAS, 1) ||
+      texmem__fuse_unclaimed(m, f, k, TEXMEM_OP_TRANSPOSE_CONV, 1))
     return true;
-  const texmem_op *op = unclaimed(m, f, k, TEXMEM_OP_FULLY_CONNECTED, 2);
+  const texmem_op *op = texmem__fuse_unclaimed(m, f, k, TEXMEM_OP_FULLY_CONNECTED, 2);
   const texmem_tensor *x = op ? tensor_at(m, op->inputs[0]) : NULL;
   const texmem_tensor *w = op ? tensor_at(m, op->inputs[1]) : NULL;
   return x && w && w->rank == 2 && (uint32_t)w->shape[1] == x->c;
@@ -1169,10 +981,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
   }
   if (allow & TEXMEM__FUSE_INPAD) fold_per_texel_inputs(m, f, reader);
   if (allow & TEXMEM__FUSE_RESHAPE) {
-    fold_reshapes(m, f, reader);
-    fold_stored_reshapes(m, f, reader);
-    fold_landmark_reads(m, f, reader);
-    fold_matrix_scales(m, f);
+    texmem__fold_reshapes(m, f, reader);
   }
   free(reader);
   *out = f;

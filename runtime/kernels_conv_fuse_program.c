@@ -1,4 +1,4 @@
-/* The fused program of a convolution kernel (see kernels_conv_fuse.h):
+/* The fused program of a convolution kernel (see kernels_fusion.h):
  * its input bindings (x, or what a fold reads instead, and the fused
  * operators' operand), its outputs, the fused stages' buffers and
  * uniforms and the defines that select their shader code

@@ -3,7 +3,7 @@
  * reads the same slice (op_depthwise.comp); a multiplier M > 1 gathers
  * input channel c / M for each output channel c (op_depthwise_mult.comp).
  * A depthwise convolution folded into the tiled 1x1 convolution reading
- * it (kernels_conv_fuse.h) gives that kernel its weights, bias and
+ * it (kernels_fusion.h) gives that kernel its weights, bias and
  * geometry here (texmem__dw_fold). The weights are packed in
  * kernels_depthwise_weights.c. */
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * vec4 blocks); otherwise each element is gathered (op_fc_gather.comp).
  * One invocation per output texel, flat 64-wide work groups: outputs are
  * often 1x1 spatially with many slices. A unary operator alone reading the
- * output runs in the same dispatch (kernels_conv_fuse.h), and so do other
+ * output runs in the same dispatch (kernels_fusion.h), and so do other
  * layers reading the same input by rows (op_fc_heads.comp: a landmark
  * model's heads), each with its own unary operator. */
 #include "kernel_env.h"

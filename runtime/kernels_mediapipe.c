@@ -13,7 +13,7 @@
  * The two landmark operators read their landmarks through a RESHAPE and a
  * MUL by a scalar folded into them (k->through; shaders/landmarks.glsl),
  * and TRANSFORM_LANDMARKS stores a RESHAPE of its output folded into it
- * (k->into), as kernels_conv_fuse.h says. */
+ * (k->into), as kernels_fusion.h says. */
 #include <stdio.h>
 #include <string.h>
 
@@ -198,7 +198,7 @@ texmem_status texmem__kernel_transform_tensor(texmem__kernel_env *env, const tex
 }
 
 /* The matrix TRANSFORM_LANDMARKS binds: op's, or, for a MUL by a constant
- * read through (k->through; kernels_conv_fuse.h), the MUL's matrix, its
+ * read through (k->through; kernels_fusion.h), the MUL's matrix, its
  * constant in buffer matc and its activation (defines: TM_MAT_SCALE, and
  * TM_MAT_ROUND where its store rounds). */
 static texmem_status matrix_source(texmem__kernel_env *env, const texmem_model *model,
@@ -251,8 +251,8 @@ texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *env,
       return s;
     if (texmem__ku_same_bhwc(flat, y)) flat = NULL;
     else if (flat->c > INT32_MAX / 4)
-      return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped output \"%s\" has %u channels",
-                          name, flat->name, flat->c);
+      return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
+                          "%s: reshaped output \"%s\" has %u channels", name, flat->name, flat->c);
   }
   if (flat) strcat(defines, "#define TM_TL_FLAT 1\n");
   const char *const ins[] = {"lm", "mat"}, *const outs[] = {"dst"}, *const bufs[] = {"matc"};

@@ -1,4 +1,4 @@
-/* Squeeze-and-excitation's squeeze as one dispatch (kernels_conv_fuse.h:
+/* Squeeze-and-excitation's squeeze as one dispatch (kernels_fusion.h:
  * insq; shaders/op_squeeze.comp): a global pool, a 1x1 convolution of the
  * pooled pixel and its fused unary operator, then the 1x1 convolution
  * whose kernel this is. The selfie models have ten such blocks, each three

@@ -7,7 +7,7 @@
  *   padding follow MediaPipe: total pad = max(0, k - (in - 1) % stride -
  *   1), out = stride * (in - 1) + k - pad, half the pad before. No fused
  *   activation.
- * Either takes a unary operator fused after it (kernels_conv_fuse.h), as
+ * Either takes a unary operator fused after it (kernels_fusion.h), as
  * FULLY_CONNECTED does.
  * - TFLite's builtin TRANSPOSE_CONV: inputs output_shape, OHWI weights,
  *   data, optional bias; fused activation. The output size is given; the

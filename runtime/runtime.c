@@ -2,7 +2,7 @@
  * graph inputs/outputs as standalone textures imported into the pool, one
  * kernel (GL operation) per operator whose task is the operator index, but
  * for the operators fused into a convolution's dispatch, which runs in its
- * convolution's task or a later one of its group (kernels_conv_fuse.h). */
+ * convolution's task or a later one of its group (kernels_fusion.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +45,7 @@ struct texmem_runtime {
   uint64_t *gpu_ns;
   bool span; /* timer interval n_gl_ops: the whole run (timestamps only) */
   bool profiled_run, results_read, disjoint;
-  /* Fusion (kernels_conv_fuse.h): which operators run in which
+  /* Fusion (kernels_fusion.h): which operators run in which
    * convolution's dispatch, and at which task; NULL if none. */
   texmem__fusion *fusion;
 };
@@ -132,7 +132,7 @@ static const texmem_op *op_or_null(const texmem_model *m, int32_t k) {
 
 /* Where output tensor t is stored: t, or the output of the RESHAPE that
  * reads it alone when that reshape is folded into t's producer
- * (kernels_conv_fuse.h: into). */
+ * (kernels_fusion.h: into). */
 static int32_t stored_as(const texmem_runtime *rt, int32_t t) {
   const texmem__fusion *f = rt->fusion;
   if (!f || t < 0 || (size_t)t >= texmem_model_tensor_count(rt->model)) return t;

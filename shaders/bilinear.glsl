@@ -1,7 +1,7 @@
 // RESIZE_BILINEAR's arithmetic, as TFLite's reference kernel, shared by
 // op_resize.comp and the convolutions that read a resized tensor without
 // it ever being stored (a resize folded into its reader:
-// runtime/kernels_conv_fuse.h): one definition, so a folded read takes
+// runtime/kernels_fusion.h): one definition, so a folded read takes
 // the value the resize would have stored (rounded as its store would by
 // the caller), bit for bit.
 // scale = (w scale, h scale, half pixel centers if > 0, 0): the source of

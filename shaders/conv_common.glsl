@@ -110,7 +110,7 @@ highp ivec3 conv_source(highp int k, highp int total, highp int npix, highp int 
 
 #ifdef TM_X_RESIZE
 // The convolution's input is a RESIZE_BILINEAR's output that is never
-// stored (a 1x1 convolution's, folded: runtime/kernels_conv_fuse.h): the
+// stored (a 1x1 convolution's, folded: runtime/kernels_fusion.h): the
 // binding xr holds the resize's input, and x reads through it.
 uniform highp vec4 xrs;    // the resize's scale (bilinear.glsl)
 uniform highp ivec4 xrout; // its output's width, height
@@ -164,7 +164,7 @@ highp vec4 x_read(highp ivec3 p) {
 
 #ifdef TM_X_AFFINE
 // The convolution's input is a per-texel DEPTHWISE_CONV_2D's output that
-// is never stored (runtime/kernels_conv_fuse.h: inaff): the binding xa
+// is never stored (runtime/kernels_fusion.h: inaff): the binding xa
 // holds its input, the SSBO xw its weights then biases, and x reads each
 // texel as op_depthwise.comp computes it (bias, += input * weight, its
 // activation xaact), rounded as its store would (TM_XA_ROUND: binary16).

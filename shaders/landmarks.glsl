@@ -2,7 +2,7 @@
 // op_landmarks_to_matrix.comp and op_transform_landmarks.comp after
 // elementwise.glsl. Landmark i of batch b is (x, y, z or 0, 0): one texel
 // (i, 0, b) of a (B, N, 2 or 3) tensor. Two folds read through the
-// operators that made it (runtime/kernels_conv_fuse.h: through), neither
+// operators that made it (runtime/kernels_fusion.h: through), neither
 // of which is run:
 // - TM_LM_THRU: lm is the input of a RESHAPE (a head's flat output), of
 //   lmgeo.z channels, and each value is found where the dense BHWC order

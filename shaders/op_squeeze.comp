@@ -1,5 +1,5 @@
 // Squeeze-and-excitation's squeeze in one dispatch (runtime/kernels_squeeze.c;
-// kernels_conv_fuse.h: insq): a global pool of x, a 1x1 convolution of the
+// kernels_fusion.h: insq): a global pool of x, a 1x1 convolution of the
 // pooled pixel (its weights then biases in the SSBO sw, its activation
 // act1, its fused unary operator TM_SQ_OP), and the 1x1 convolution whose
 // dispatch this is (weights w, bias b, activation and fused operators as

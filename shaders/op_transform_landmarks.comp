@@ -4,12 +4,12 @@
 // Landmarks are read as landmarks.glsl reads them (through a RESHAPE and
 // a MUL or not). mbatch: the matrix's batch (1 = one matrix for every
 // batch). TM_TL_FLAT: dst is a RESHAPE of the output that is never stored
-// (runtime/kernels_conv_fuse.h: into; the landmarks flattened to a graph
+// (runtime/kernels_fusion.h: into; the landmarks flattened to a graph
 // output): one invocation a texel of it, each lane the moved landmark's
 // value that the dense BHWC order puts there, of tlflat.x channels.
 // TM_MAT_SCALE: the matrix is a MUL of mat by a constant (buffer matc: a
 // 4x4 one row by row, or one value) that is never stored
-// (runtime/kernels_conv_fuse.h: through): each row multiplied and
+// (runtime/kernels_fusion.h: through): each row multiplied and
 // activated as op_binary.comp does, rounded as its store would
 // (TM_MAT_ROUND).
 #include "elementwise.glsl"

@@ -1,5 +1,5 @@
 /* Fusion of one or two element-wise operators into the convolution
- * before them (runtime/kernels_conv_fuse.h): the fused runtime gives bit
+ * before them (runtime/kernels_fusion.h): the fused runtime gives bit
  * for bit the outputs of the unfused one (texmem_runtime_desc.unfused), in
  * fp32 and fp16 (where the fused kernel must round each intermediate
  * result to binary16 as the stores between the dispatches did), with the
