@@ -95,8 +95,8 @@ static texmem_status matrix_input(const char *name, const texmem_model *model,
 }
 
 static texmem_status program_2(texmem__kernel_env *env, const char *file, const texmem_op *op,
-                               const char *in0, texmem__kernel *k, texmem_error *err) {
-  const char *const ins[] = {in0, "mat"}, *const outs[] = {"dst"};
+                               texmem__kernel *k, texmem_error *err) {
+  const char *const ins[] = {"src", "mat"}, *const outs[] = {"dst"};
   texmem_status s = texmem__kernel_program(env, file, ins, 2, outs, 1, NULL, 0, NULL, &k->program,
                                            err);
   if (s) return s;
@@ -190,7 +190,7 @@ texmem_status texmem__kernel_transform_tensor(texmem__kernel_env *env, const tex
                                 err)) ||
       (s = texmem__ku_check_out(name, y, (uint32_t)p.out_h, (uint32_t)p.out_w, x->c, err)) ||
       (s = texmem__ku_check_batch(name, x, y, err)) ||
-      (s = program_2(env, "op_transform_tensor.comp", op, "src", out, err)))
+      (s = program_2(env, "op_transform_tensor.comp", op, out, err)))
     return s;
   texmem__ku_batch(out, x->b);
   texmem__kernel_int(out, "mbatch", (int32_t)m->b);
