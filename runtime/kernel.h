@@ -149,6 +149,9 @@ texmem_status texmem__kernel_program(texmem__kernel_env *env, const char *shader
  * only stores it in its buffers. */
 texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats,
                                     size_t count, texmem_gl_buffer *out, texmem_error *err);
+/* v as such a buffer holds it (binary16-rounded in fp16-weight runs), for
+ * a constant a kernel takes as a uniform yet must use as a buffer would. */
+float texmem__kernel_buffer_value(const texmem__kernel_env *env, float v);
 /* Adds a uniform to k; past TEXMEM__KERNEL_MAX_UNIFORMS it names the
  * uniform in k->uniform_overflow instead (the runtime fails the op). */
 void texmem__kernel_ivec4(texmem__kernel *k, const char *name, int32_t a, int32_t b, int32_t c,

@@ -282,6 +282,10 @@ texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats
   return TEXMEM_STATUS_OK;
 }
 
+float texmem__kernel_buffer_value(const texmem__kernel_env *env, float v) {
+  return env->half_weights ? texmem__f16_to_f32(texmem__f32_to_f16(v)) : v;
+}
+
 /* Uniforms: names are string literals (kept by pointer). Running out of
  * room is a bug in a kernel: the name is kept for the runtime to report
  * and the value goes to the spill slot. */

@@ -69,16 +69,10 @@ static texmem_status read_through(const char *name, const texmem_model *model,
                                   int32_t *chans, texmem_error *err) {
   *src = t;
   *chans = 0;
-  const texmem_tensor *y = texmem_model_tensor(model, (size_t)t), *x = NULL;
-  if (!k->through || y->producer < 0 || k->through[y->producer] != (int32_t)k->op)
-    return TEXMEM_STATUS_OK;
-  *src = texmem_model_op(model, (size_t)y->producer)->inputs[0];
-  texmem_status s = texmem__ku_image(name, model, *src, "reshaped input", &x, err);
-  if (!s && (x->c < 1 || x->c > INT32_MAX / 4))
-    s = texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped input \"%s\" has %u channels",
-                     name, x->name, x->c);
-  if (!s) *chans = (int32_t)x->c;
-  return s;
+  const texmem_op *r = texmem__ku_through(model, k, t, false);
+  if (!r) return TEXMEM_STATUS_OK;
+  *src = r->inputs[0];
+  return texmem__ku_reshaped_input(name, model, r, chans, err);
 }
 
 texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model *model,

@@ -21,15 +21,11 @@
 #include "kernels_util.h"
 #include "mediapipe_options.h"
 
-/* The operator making tensor t that k reads through (k->through: k, or
- * with `any` some reader), NULL when none. */
-static const texmem_op *read_through(const texmem_model *model, const texmem__kernel *k,
-                                     int32_t t, bool any) {
-  const texmem_tensor *tt = texmem__ku_tensor(model, t);
-  if (!tt || tt->producer < 0 || !k->through) return NULL;
-  int32_t r = k->through[tt->producer];
-  return (any ? r >= 0 : r == (int32_t)k->op) ? texmem_model_op(model, (size_t)tt->producer)
-                                              : NULL;
+/* Appends "#define NAME 1" to defines (cap bytes: each kernel's buffer
+ * holds every define it can take). */
+static void define(char *defines, size_t cap, const char *name) {
+  size_t n = strlen(defines);
+  if (n < cap) snprintf(defines + n, cap - n, "#define %s 1\n", name);
 }
 
 /* Which input of MUL p is its constant (the fold took one that is). */
@@ -47,31 +43,24 @@ static texmem_status landmark_source(texmem__kernel_env *env, const texmem_model
                                      texmem_error *err) {
   const char *name = texmem_op_type_name(op->type);
   int32_t t = op->inputs[0], cs = 0;
-  const texmem_op *p = read_through(model, k, t, false), *mul = NULL;
+  const texmem_op *p = texmem__ku_through(model, k, t, false);
   texmem_status s = TEXMEM_STATUS_OK;
   if (p && p->type == TEXMEM_OP_MUL) { /* x = y * scale */
-    mul = p;
     int ci = constant_side(model, p);
     float v = 0.0f;
     memcpy(&v, texmem__ku_tensor(model, p->inputs[ci])->data, sizeof v);
-    if (texmem__kernel_env_half_weights(env)) v = texmem__f16_to_f32(texmem__f32_to_f16(v));
-    texmem__kernel_float(k, "lmscale", v);
+    texmem__kernel_float(k, "lmscale", texmem__kernel_buffer_value(env, v));
     if ((s = texmem__ku_activation_as(name, p->options.activation, "lmact", k, err))) return s;
+    define(defines, cap, "TM_LM_SCALE");
+    if (texmem__kernel_env_half_images(env)) define(defines, cap, "TM_LM_ROUND");
     t = p->inputs[1 - ci];
-    p = read_through(model, k, t, false);
+    p = texmem__ku_through(model, k, t, false);
   }
   if (p && p->type == TEXMEM_OP_RESHAPE) { /* y = RESHAPE(z) */
-    const texmem_tensor *z = NULL;
+    if ((s = texmem__ku_reshaped_input(name, model, p, &cs, err))) return s;
+    define(defines, cap, "TM_LM_THRU");
     t = p->inputs[0];
-    if ((s = texmem__ku_image(name, model, t, "reshaped landmarks", &z, err))) return s;
-    if (z->c < 1 || z->c > INT32_MAX / 4)
-      return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped input \"%s\" has %u channels",
-                          name, z->name, z->c);
-    cs = (int32_t)z->c;
   }
-  snprintf(defines, cap, "%s%s%s", cs ? "#define TM_LM_THRU 1\n" : "",
-           mul ? "#define TM_LM_SCALE 1\n" : "",
-           mul && texmem__kernel_env_half_images(env) ? "#define TM_LM_ROUND 1\n" : "");
   texmem__kernel_ivec4(k, "lmgeo", (int32_t)x->w, (int32_t)x->c, cs, 0);
   *src = t;
   return TEXMEM_STATUS_OK;
@@ -157,7 +146,7 @@ texmem_status texmem__kernel_landmarks_to_matrix(texmem__kernel_env *env,
   out->n_buffers = 1;
   static const char *const ins[] = {"lm"}, *const outs[] = {"mat"}, *const bufs[] = {"idx"};
   const uint32_t local[3] = {4, 1, 16};
-  char defines[96];
+  char defines[96] = "";
   int32_t src = -1;
   if ((s = landmark_source(env, model, op, x, out, &src, defines, sizeof defines, err)) ||
       (s = texmem__kernel_program_defines(env, "op_landmarks_to_matrix.comp", defines, ins, 1,
@@ -203,10 +192,10 @@ texmem_status texmem__kernel_transform_tensor(texmem__kernel_env *env, const tex
  * TM_MAT_ROUND where its store rounds). */
 static texmem_status matrix_source(texmem__kernel_env *env, const texmem_model *model,
                                    const texmem_op *op, texmem__kernel *k, int32_t *mat,
-                                   char *defines, texmem_error *err) {
+                                   char *defines, size_t cap, texmem_error *err) {
   const char *name = TEXMEM__MP_TL_NAME;
   *mat = op->inputs[1];
-  const texmem_op *p = read_through(model, k, *mat, true);
+  const texmem_op *p = texmem__ku_through(model, k, *mat, true);
   if (!p || p->type != TEXMEM_OP_MUL) return TEXMEM_STATUS_OK;
   int ci = constant_side(model, p);
   const texmem_tensor *c = texmem__ku_tensor(model, p->inputs[ci]);
@@ -216,8 +205,8 @@ static texmem_status matrix_source(texmem__kernel_env *env, const texmem_model *
   if (s || (s = texmem__ku_activation_as(name, p->options.activation, "matact", k, err))) return s;
   k->n_buffers++;
   texmem__kernel_int(k, "matcrow", scalar ? 0 : 1);
-  strcat(defines, "#define TM_MAT_SCALE 1\n");
-  if (texmem__kernel_env_half_images(env)) strcat(defines, "#define TM_MAT_ROUND 1\n");
+  define(defines, cap, "TM_MAT_SCALE");
+  if (texmem__kernel_env_half_images(env)) define(defines, cap, "TM_MAT_ROUND");
   *mat = p->inputs[1 - ci];
   return TEXMEM_STATUS_OK;
 }
@@ -237,10 +226,10 @@ texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *env,
   if ((s = texmem__ku_check_out(name, y, 1, x->w, x->c, err)) ||
       (s = texmem__ku_check_batch(name, x, y, err)))
     return s;
-  char defines[192];
+  char defines[192] = "";
   int32_t src = -1, mat = -1;
-  if ((s = landmark_source(env, model, op, x, out, &src, defines, sizeof defines - 80, err)) ||
-      (s = matrix_source(env, model, op, out, &mat, defines, err)))
+  if ((s = landmark_source(env, model, op, x, out, &src, defines, sizeof defines, err)) ||
+      (s = matrix_source(env, model, op, out, &mat, defines, sizeof defines, err)))
     return s;
   /* A RESHAPE of another shape stored instead of the output: the flat
    * variant (a RESHAPE of the same BHWC shape is the same texels). */
@@ -254,7 +243,7 @@ texmem_status texmem__kernel_transform_landmarks(texmem__kernel_env *env,
       return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
                           "%s: reshaped output \"%s\" has %u channels", name, flat->name, flat->c);
   }
-  if (flat) strcat(defines, "#define TM_TL_FLAT 1\n");
+  if (flat) define(defines, sizeof defines, "TM_TL_FLAT");
   const char *const ins[] = {"lm", "mat"}, *const outs[] = {"dst"}, *const bufs[] = {"matc"};
   if ((s = texmem__kernel_program_defines(env, "op_transform_landmarks.comp", defines, ins, 2,
                                           outs, 1, bufs, out->n_buffers, NULL, &out->program,

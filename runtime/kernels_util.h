@@ -168,9 +168,38 @@ static inline const texmem_tensor *texmem__ku_tensor(const texmem_model *m, int3
   return i >= 0 ? texmem_model_tensor(m, (size_t)i) : NULL;
 }
 
+/* Whether t holds floats (fp32 or fp16 in the model). */
+static inline bool texmem__ku_is_float(const texmem_tensor *t) {
+  return t->type == TEXMEM_DTYPE_FLOAT32 || t->type == TEXMEM_DTYPE_FLOAT16;
+}
+
 /* Whether a and b have the same batch, height, width and channels. */
 static inline bool texmem__ku_same_bhwc(const texmem_tensor *a, const texmem_tensor *b) {
   return a->b == b->b && a->h == b->h && a->w == b->w && a->c == b->c;
+}
+
+/* The operator making tensor t that k reads through (kernel.h: through),
+ * folded into k (or with `any`, into any kernel); NULL when none. */
+static inline const texmem_op *texmem__ku_through(const texmem_model *m, const texmem__kernel *k,
+                                                  int32_t t, bool any) {
+  const texmem_tensor *tt = texmem__ku_tensor(m, t);
+  if (!tt || tt->producer < 0 || !k->through) return NULL;
+  int32_t r = k->through[tt->producer];
+  return (any ? r >= 0 : r == (int32_t)k->op) ? texmem_model_op(m, (size_t)tt->producer) : NULL;
+}
+
+/* The input of a RESHAPE read through (r), an image whose channels a
+ * shader can count in int lanes: *chans its channels. */
+static inline texmem_status texmem__ku_reshaped_input(const char *op, const texmem_model *m,
+                                                      const texmem_op *r, int32_t *chans,
+                                                      texmem_error *err) {
+  const texmem_tensor *x = NULL;
+  texmem_status s = texmem__ku_image(op, m, r->inputs[0], "reshaped input", &x, err);
+  if (!s && (x->c < 1 || x->c > INT32_MAX / 4))
+    s = texmem__fail(err, TEXMEM_STATUS_BAD_MODEL, "%s: reshaped input \"%s\" has %u channels", op,
+                     x->name, x->c);
+  if (!s) *chans = (int32_t)x->c;
+  return s;
 }
 
 /* Which BHWC component an axis of a rank-r shape as written is:
