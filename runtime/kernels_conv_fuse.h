@@ -7,12 +7,6 @@
 
 #include "kernels_fusion.h"
 
-/* The pool whose output convolution insq[k] reads (f->insq[k] >= 0). */
-int32_t texmem__squeeze_pool(const texmem_model *m, const texmem__fusion *f, size_t k);
-/* Whether operator p runs inside convolution c's squeeze (its pool, first
- * convolution and that one's fused operator, the ADD under the pool). */
-bool texmem__squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c, int32_t p);
-
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs, pools, depthwise convolutions, reshapes,
  * resizes. */

@@ -7,10 +7,6 @@
  * for bit. Run by texmem__fuse_find after the convolutions' fusion. */
 #include "kernels_fusion.h"
 
-static bool is_float(const texmem_tensor *t) {
-  return t->type == TEXMEM_DTYPE_FLOAT32 || t->type == TEXMEM_DTYPE_FLOAT16;
-}
-
 static uint64_t elements(const texmem_tensor *t) {
   return (uint64_t)t->b * t->h * t->w * t->c;
 }
@@ -24,9 +20,9 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
     if (!op) continue;
     int32_t t = op->outputs[0];
     const texmem_tensor *x = texmem__ku_tensor(m, op->inputs[0]), *y = texmem__ku_tensor(m, t);
-    if (!x || !y || !is_float(x) || !is_float(y) || (x->flags & TEXMEM_TENSOR_CONSTANT) ||
-        !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || reader[t] < 0 ||
-        elements(x) != elements(y))
+    if (!x || !y || !texmem__ku_is_float(x) || !texmem__ku_is_float(y) ||
+        (x->flags & TEXMEM_TENSOR_CONSTANT) || !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) ||
+        reader[t] < 0 || elements(x) != elements(y))
       continue;
     int32_t k = reader[t];
     if (texmem_model_op(m, (size_t)k)->type != TEXMEM_OP_CONCATENATION || f->head[k] != -1)
@@ -50,7 +46,7 @@ static void fold_stored_reshapes(const texmem_model *m, texmem__fusion *f,
     if (!op) continue;
     int32_t t = op->inputs[0];
     const texmem_tensor *x = texmem__ku_tensor(m, t), *y = texmem__ku_tensor(m, op->outputs[0]);
-    if (!x || !y || !is_float(x) || !is_float(y) || x->producer < 0 ||
+    if (!x || !y || !texmem__ku_is_float(x) || !texmem__ku_is_float(y) || x->producer < 0 ||
         (x->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_OUTPUT | TEXMEM_TENSOR_CONSTANT)) ||
         (y->flags & (TEXMEM_TENSOR_INPUT | TEXMEM_TENSOR_CONSTANT)) || reader[t] != (int32_t)r)
       continue;
@@ -91,7 +87,7 @@ static int32_t scalar_mul_making(const texmem_model *m, const texmem__fusion *f,
   const texmem_op *op = q >= 0 ? texmem__fuse_unclaimed(m, f, (size_t)q, TEXMEM_OP_MUL, 2) : NULL;
   if (!op || op->n_inputs != 2) return -1;
   const texmem_tensor *a = NULL, *c = mul_constant(m, op, &a);
-  return a && c && is_float(a) && !(a->flags & TEXMEM_TENSOR_CONSTANT) &&
+  return a && c && texmem__ku_is_float(a) && !(a->flags & TEXMEM_TENSOR_CONSTANT) &&
                  texmem__ku_same_bhwc(a, texmem__ku_tensor(m, t)) &&
                  (c->flags & TEXMEM_TENSOR_CONSTANT) && c->type == TEXMEM_DTYPE_FLOAT32 &&
                  c->data && c->data_size == sizeof(float)
@@ -108,8 +104,8 @@ static int32_t reshape_making(const texmem_model *m, const texmem__fusion *f, in
       q >= 0 ? texmem__fuse_unclaimed(m, f, (size_t)q, TEXMEM_OP_RESHAPE, 1) : NULL;
   const texmem_tensor *x = op ? texmem__ku_tensor(m, op->inputs[0]) : NULL;
   const texmem_tensor *y = texmem__ku_tensor(m, t);
-  return x && y && is_float(x) && is_float(y) && !(x->flags & TEXMEM_TENSOR_CONSTANT) &&
-                 elements(x) == elements(y)
+  return x && y && texmem__ku_is_float(x) && texmem__ku_is_float(y) &&
+                 !(x->flags & TEXMEM_TENSOR_CONSTANT) && elements(x) == elements(y)
              ? q
              : -1;
 }
@@ -157,7 +153,7 @@ static void fold_matrix_scales(const texmem_model *m, texmem__fusion *f) {
     if (!op || op->n_inputs != 2) continue;
     int32_t t = op->outputs[0], last = -1;
     const texmem_tensor *y = texmem__ku_tensor(m, t), *a = NULL, *c = mul_constant(m, op, &a);
-    if (!y || !a || !c || !is_float(a) || (a->flags & TEXMEM_TENSOR_CONSTANT) ||
+    if (!y || !a || !c || !texmem__ku_is_float(a) || (a->flags & TEXMEM_TENSOR_CONSTANT) ||
         !(y->flags & TEXMEM_TENSOR_INTERMEDIATE) || (y->flags & TEXMEM_TENSOR_OUTPUT) ||
         !texmem__ku_same_bhwc(a, y) || y->h != 1 || y->w != 4 || y->c != 4 ||
         !(c->flags & TEXMEM_TENSOR_CONSTANT) || c->type != TEXMEM_DTYPE_FLOAT32 || !c->data ||

@@ -185,6 +185,63 @@ static inline const texmem_op *texmem__fuse_unclaimed(const texmem_model *m,
              : NULL;
 }
 
+/* Activations the conv and element-wise kernels apply (texmem__ku_activation). */
+static inline bool texmem__fuse_activation_ok(texmem_activation a) {
+  return a == TEXMEM_ACT_NONE || a == TEXMEM_ACT_RELU || a == TEXMEM_ACT_RELU6 ||
+         a == TEXMEM_ACT_RELU_N1_TO_1 || a == TEXMEM_ACT_TANH;
+}
+
+/* Operator j joins convolution k's dispatch at `task`. */
+static inline void texmem__fuse_join(texmem__fusion *f, size_t k, int32_t j, int32_t task) {
+  f->head[j] = (int32_t)k;
+  f->task[j] = task;
+  f->n_fused++;
+}
+
+/* Operator q, read through by dispatches up to `task`, is read there. */
+static inline void texmem__fuse_read_until(texmem__fusion *f, int32_t q, int32_t task) {
+  if (q >= 0 && task > f->task[q]) f->task[q] = task;
+}
+
+/* Whether convolution k reads its input through a fold already (an
+ * input PAD, DEPTH_TO_SPACE, depthwise convolution, MUL, ADD, resize,
+ * per-texel depthwise one or squeeze): x is bound to something else then. */
+static inline bool texmem__fuse_input_folded(const texmem__fusion *f, size_t k) {
+  return f->inpad[k] >= 0 || f->ind2s[k] >= 0 || f->indw[k] >= 0 || f->inmul[k] >= 0 ||
+         f->inadd[k] >= 0 || f->inrsz[k] >= 0 || f->inaff[k] >= 0 || f->insq[k] >= 0;
+}
+
+/* What several passes match (kernels_fuse_match.c). Whether e is a
+ * DEPTHWISE_CONV_2D of rank-4 tensor t that maps each texel alone (a 1x1
+ * window, multiplier 1: a per-channel scale and shift), with an
+ * activation the kernels apply. */
+bool texmem__fuse_per_texel_depthwise(const texmem_model *m, const texmem_op *e, int32_t t);
+/* Whether operator e, fused after tensor t, reads a tensor operand. */
+bool texmem__fuse_binds_tensor(const texmem_model *m, const texmem_op *e, int32_t t);
+/* The PAD making intermediate tensor o from a float non-constant tensor,
+ * with its zeros before and after each BHWC component; -1 otherwise. */
+int32_t texmem__fuse_pad_of(const texmem_model *m, int32_t o, int32_t before[4],
+                            int32_t after[4]);
+/* The RESIZE_BILINEAR making tensor o when its one reader may read
+ * through it; -1 otherwise. */
+int32_t texmem__fuse_foldable_resize(const texmem_model *m, int32_t o, const int32_t *reader);
+/* The tensor convolution k's dispatch reads as its fused operand (-1:
+ * none). */
+int32_t texmem__fuse_operand_read(const texmem_model *m, const texmem__fusion *f, size_t k);
+
+/* The passes after the element-wise fusion (texmem__fuse_find), in this
+ * order. The folds into convolutions' inputs (inpad, ind2s with pads;
+ * indw, inmul, inadd, inrsz with depthwise, inrsz only with resize, then
+ * the squeezes; inaff with pads; kernels_fold_inputs.c). */
+void texmem__fold_inputs(const texmem_model *m, texmem__fusion *f, const int32_t *reader,
+                         bool pads, bool depthwise, bool resize);
+/* The squeezes (insq, sqadd; kernels_fold_squeezes.c). */
+void texmem__fold_squeezes(const texmem_model *m, texmem__fusion *f, const int32_t *reader);
+/* The pool whose output convolution insq[k] reads (f->insq[k] >= 0). */
+int32_t texmem__squeeze_pool(const texmem_model *m, const texmem__fusion *f, size_t k);
+/* Whether operator p runs inside convolution c's squeeze (its pool, first
+ * convolution and that one's fused operator, the ADD under the pool). */
+bool texmem__squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c, int32_t p);
 /* The folds of RESHAPEs and of the landmark operators' copies and scales
  * (through, into above; kernels_fold_reshapes.c). */
 void texmem__fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_t *reader);
