@@ -309,8 +309,10 @@ void conv_store4(highp int k, highp int s0, highp vec4 c0, highp vec4 c1, highp 
   highp int b = k / npix;
   k -= b * npix;
   highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
-  conv_write(p, s0, c0);
-  if (s0 + 1 < oslices) conv_write(p + ivec3(0, 0, 1), s0 + 1, c1);
-  if (s0 + 2 < oslices) conv_write(p + ivec3(0, 0, 2), s0 + 2, c2);
-  if (s0 + 3 < oslices) conv_write(p + ivec3(0, 0, 3), s0 + 3, c3);
+  // One copy of the store code, not four: the slices left are known at
+  // run time only, so compilers keep the loop (a fused epilogue inlined
+  // 16 times a kernel made llvmpipe's compile the slow part of a run).
+  highp int n = min(4, oslices - s0);
+  for (highp int j = 0; j < n; j++)
+    conv_write(p + ivec3(0, 0, j), s0 + j, j == 0 ? c0 : j == 1 ? c1 : j == 2 ? c2 : c3);
 }

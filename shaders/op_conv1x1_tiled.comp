@@ -200,16 +200,16 @@ void main() {
   highp vec4 a30 = a00, a31 = a01, a32 = a02, a33 = a03;
   highp vec4 w0, w1, w2, w3;
   highp int chunks = (islices + 3) / 4, xo = part * 4 * TM_TP;
-  highp int c = part;
-  highp vec4 n0 = fetch_x(li, src0, c, islices), n1 = zero, n2 = zero, n3 = zero;
-  if (TM_XL > 1) n1 = fetch_x(li + TM_NP, src1, c, islices);
-  if (TM_XL > 2) n2 = fetch_x(li + 2 * TM_NP, src2, c, islices);
-  if (TM_XL > 3) n3 = fetch_x(li + 3 * TM_NP, src3, c, islices);
+  // Chunk c = part + it * TM_KS is staged in pass it + 1 and computed
+  // there, while pass it + 1 fetches the next one, its texels in flight
+  // during the arithmetic; pass 0 only fetches (one copy of the fetch
+  // code, not a second one before the loop).
+  highp int c = part - TM_KS;
+  highp vec4 n0 = zero, n1 = zero, n2 = zero, n3 = zero;
 #ifdef TM_WSTAGE
-  highp vec4 m0 = fetch_w(st, 0, li, c, chunks), m1 = fetch_w(st, 1, li, c, chunks),
-             m2 = fetch_w(st, 2, li, c, chunks), m3 = fetch_w(st, 3, li, c, chunks);
+  highp vec4 m0 = zero, m1 = zero, m2 = zero, m3 = zero;
 #endif
-  for (highp int it = 0; it < (chunks + TM_KS - 1) / TM_KS; it++) {
+  for (highp int it = 0; it <= (chunks + TM_KS - 1) / TM_KS; it++) {
     barrier(); // the previous chunk's reads are done
     xs[xo + li] = n0;
     if (TM_XL > 1) xs[xo + li + TM_NP] = n1;
@@ -222,7 +222,6 @@ void main() {
     ws[192 + li] = m3;
 #endif
     barrier();
-    // The next chunk's texels, in flight during this chunk's arithmetic.
     n0 = fetch_x(li, src0, c + TM_KS, islices);
     if (TM_XL > 1) n1 = fetch_x(li + TM_NP, src1, c + TM_KS, islices);
     if (TM_XL > 2) n2 = fetch_x(li + 2 * TM_NP, src2, c + TM_KS, islices);
@@ -233,7 +232,7 @@ void main() {
     m2 = fetch_w(st, 2, li, c + TM_KS, chunks);
     m3 = fetch_w(st, 3, li, c + TM_KS, chunks);
 #endif
-    if (c < chunks) { // the same for a whole part
+    if (c >= 0 && c < chunks) { // the same for a whole part
       STEP(0) STEP(1) STEP(2) STEP(3)
     }
     c += TM_KS;
