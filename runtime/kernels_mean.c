@@ -77,7 +77,8 @@ texmem_status texmem__kernel_mean(texmem__kernel_env *env, const texmem_model *m
    * work-group reduction on a GPU (kernels_util.h). */
   uint64_t depth = (uint64_t)x->b * (uint64_t)texmem__ku_slices(x->c);
   if (from[0] >= 2 && from[1] >= 2 && !red_c && !red_b && texmem__ku_reduce_hw_fits(env, depth)) {
-    if ((s = texmem__ku_reduce_hw(env, op, (uint32_t)depth, 1, (float)count, out, err))) return s;
+    if ((s = texmem__ku_reduce_hw(env, op, (uint32_t)depth, (uint64_t)x->h * x->w, 1,
+                                  (float)count, out, err))) return s;
     texmem__kernel_vec4(out, "act", -FLT_MAX, FLT_MAX, 0.0f, 0.0f);
     return TEXMEM_STATUS_OK;
   }

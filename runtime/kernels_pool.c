@@ -56,8 +56,8 @@ texmem_status texmem__kernel_pool(texmem__kernel_env *env, const texmem_model *m
    * reduction on a GPU; its valid texels are all H x W. */
   uint64_t depth = (uint64_t)x->b * (uint64_t)texmem__ku_slices(x->c);
   if (texmem__pool_global(op, x) && texmem__ku_reduce_hw_fits(env, depth))
-    return texmem__ku_reduce_hw(env, op, (uint32_t)depth, kind, (float)x->w * (float)x->h, out,
-                                err);
+    return texmem__ku_reduce_hw(env, op, (uint32_t)depth, (uint64_t)x->h * x->w, kind,
+                                (float)x->w * (float)x->h, out, err);
   if ((s = texmem__ku_program_1(env, "op_pool.comp", op, out, err))) return s;
   texmem__kernel_ivec4(out, "geom", o->filter_w, o->filter_h, o->stride_w, o->stride_h);
   texmem__kernel_ivec4(out, "pad", px, py, kind, 0);

@@ -14,8 +14,10 @@
 #include "kernels_conv_common.h"
 #include "kernels_conv_fuse.h"
 
-/* Invocations of the work group (op_reduce_hw.comp's, whose order the
- * pool keeps); a convolution's groups x parts must fit them. */
+/* A convolution's groups x parts must fit this many invocations (the
+ * least work group; the pool's, op_reduce_hw.comp's whose order it keeps,
+ * can be larger: texmem__ku_reduce_group), and 4 x as many partials the
+ * shared array (TM_SQ_PART). */
 #define SQ_GROUP TEXMEM__KU_REDUCE_GROUP
 
 /* The first convolution c (1x1, one-pixel planes) checked as
@@ -121,7 +123,7 @@ texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *
     return texmem__fail(err, TEXMEM_STATUS_BAD_MODEL,
                         "%s: pool output \"%s\" is not one pixel of \"%s\"'s channels", name,
                         p->name, x->name);
-  char defs[256];
+  char defs[384];
   int32_t bias_at, kind;
   uint32_t mid;
   snprintf(defs, sizeof defs, "%s", texmem__kernel_env_half_images(env) ? "#define TM_SQ_ROUND 1\n" : "");
@@ -148,9 +150,10 @@ texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *
   texmem__kernel_ivec4(out, "sq", (int32_t)s0, (int32_t)s1, (int32_t)s2, bias_at);
   texmem__kernel_ivec4(out, "sqt", (int32_t)k1, (int32_t)k2, kind, (int32_t)mid);
   size_t len = strlen(defs);
-  snprintf(defs + len, sizeof defs - len, "#define TM_RN %u\n#define TM_SQ_P0 %u\n#define TM_SQ_P1 %u\n",
-           SQ_GROUP, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);
-  const uint32_t local[3] = {SQ_GROUP, 1, 1};
+  const uint32_t rn = texmem__ku_reduce_group(env, (uint64_t)x->h * x->w), local[3] = {rn, 1, 1};
+  snprintf(defs + len, sizeof defs - len,
+           "#define TM_RN %u\n#define TM_SQ_PART %u\n#define TM_SQ_P0 %u\n#define TM_SQ_P1 %u\n", rn,
+           4 * SQ_GROUP, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);
   if ((s = texmem__conv_program(env, model, op, "op_squeeze.comp", defs, local, out, err)))
     return s;
   out->groups[0] = x->b;

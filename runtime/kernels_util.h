@@ -125,9 +125,30 @@ static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const 
   return TEXMEM_STATUS_OK;
 }
 
-/* Work groups of op_reduce_hw.comp: 128 invocations, the least every
- * GLES 3.1 driver runs in one group. */
+/* Work groups of op_reduce_hw.comp: at least 128 invocations, the least
+ * every GLES 3.1 driver runs in one group. */
 #define TEXMEM__KU_REDUCE_GROUP 128u
+/* The most invocations a plane's reduction takes (op_squeeze.comp's shared
+ * array of 4 x 128 vec4 holds a partial each). */
+#define TEXMEM__KU_REDUCE_GROUP_MAX 512u
+
+/* Invocations that reduce a plane of n texels (op_reduce_hw.comp, and
+ * op_squeeze.comp's pool, which keeps its order): one work group folds a
+ * whole plane, so its serial part is n / group folds a slice. On an H200
+ * a squeeze's pool of 128 x 128 texels by 128 invocations took 0.45-0.9
+ * ms, more than the rest of its block; so up to about 16 texels an
+ * invocation, a power of two from 128 to 512 within the driver's limit.
+ * It depends on n and the driver alone, so both kernels fold a plane in
+ * the same order. */
+static inline uint32_t texmem__ku_reduce_group(const texmem__kernel_env *env, uint64_t n) {
+  texmem_gl_limits lim;
+  texmem_gl_context_limits(texmem__kernel_env_context(env), &lim);
+  uint32_t g = TEXMEM__KU_REDUCE_GROUP;
+  while (g < TEXMEM__KU_REDUCE_GROUP_MAX && (uint64_t)g * 16 < n &&
+         (int64_t)g * 2 <= lim.max_work_group_invocations && (int64_t)g * 2 <= lim.max_work_group_size[0])
+    g *= 2;
+  return g;
+}
 
 /* The most work groups along x every GLES 3.1 driver runs. */
 #define TEXMEM__KU_MAX_GROUPS_X 65535u
@@ -140,15 +161,16 @@ static inline bool texmem__ku_reduce_hw_fits(const texmem__kernel_env *env, uint
 }
 
 /* op_reduce_hw.comp for input 0 -> output 0: kind 0 max, 1 mean (divided
- * by count); one work group per output texel z (batch x slice). The
- * caller sets "act". */
+ * by count); one work group per output texel z (batch x slice), of
+ * texmem__ku_reduce_group(env, plane) invocations. The caller sets "act". */
 static inline texmem_status texmem__ku_reduce_hw(texmem__kernel_env *env, const texmem_op *o,
-                                                 uint32_t depth, int32_t kind, float count,
-                                                 texmem__kernel *k, texmem_error *err) {
+                                                 uint32_t depth, uint64_t plane, int32_t kind,
+                                                 float count, texmem__kernel *k,
+                                                 texmem_error *err) {
   static const char *const ins[] = {"src"}, *const outs[] = {"dst"};
-  const uint32_t local[3] = {TEXMEM__KU_REDUCE_GROUP, 1, 1};
+  const uint32_t rn = texmem__ku_reduce_group(env, plane), local[3] = {rn, 1, 1};
   char defs[48];
-  snprintf(defs, sizeof defs, "#define TM_RN %u\n", TEXMEM__KU_REDUCE_GROUP);
+  snprintf(defs, sizeof defs, "#define TM_RN %u\n", rn);
   texmem_status s = texmem__kernel_program_defines(env, "op_reduce_hw.comp", defs, ins, 1, outs,
                                                    1, NULL, 0, local, &k->program, err);
   if (s) return s;

@@ -12,7 +12,9 @@
 // (TM_SQ_ROUND: binary16), so y equals the three dispatches' bit for bit:
 // - the pool as op_reduce_hw.comp: invocation i folds the plane's texels
 //   i, i + TM_RN, ... of a slice, then the partials are folded pairwise in
-//   shared memory, halving each step; four slices at a time.
+//   shared memory, halving each step; four slices a pass, each invocation
+//   reading the four (TM_RN, a power of two up to TM_SQ_PART, grows with
+//   the plane as op_reduce_hw.comp's: kernels_util.h).
 // - each convolution as op_conv1x1_tiled.comp adds one pixel's terms when
 //   the runtime's tile splits the input slices in KS parts (sqt.x, sqt.y):
 //   part h sums chunks h, h + KS, ... (4 input slices each, a slice's
@@ -36,9 +38,9 @@ uniform highp vec4 act1;    // the first convolution's
 uniform highp float sqalpha; // its fused unary operator's alpha
 #endif
 
-// The pool's partials (4 slices x TM_RN), then the convolutions' parts
-// (group g, part h: its 4 sums at (g * KS + h) * 4).
-shared highp vec4 part[4 * TM_RN];
+// The pool's partials (TM_RN, a slice at a time), then the convolutions'
+// parts (group g, part h: its 4 sums at (g * KS + h) * 4).
+shared highp vec4 part[TM_SQ_PART];
 shared highp vec4 pv[TM_SQ_P0]; // the pooled texels, zero past S0
 #ifndef TM_SQ_ONE
 shared highp vec4 hv[TM_SQ_P1]; // the first convolution's output, zero past S1
@@ -65,6 +67,20 @@ highp vec4 sq_read(highp ivec3 q) {
 #define sq_read x_read
 #endif
 
+// The partials a of a slice folded pairwise in shared memory, halving each
+// step (op_reduce_hw.comp's order); every invocation gets the result.
+highp vec4 tree(highp vec4 a, highp int lid) {
+  part[lid] = a;
+  barrier();
+  for (highp int h = TM_RN / 2; h > 0; h /= 2) {
+    if (lid < h) part[lid] = fold(part[lid], part[lid + h]);
+    barrier();
+  }
+  highp vec4 r = part[0];
+  barrier(); // part is reused
+  return r;
+}
+
 // Slices z0 .. z0+3 (those below S0) of batch b pooled into pv.
 void pool4(highp int b, highp int z0, highp int lid) {
   highp ivec3 is = x_shape();
@@ -78,27 +94,16 @@ void pool4(highp int b, highp int z0, highp int lid) {
     if (h2) a2 = fold(a2, sq_read(q + ivec3(0, 0, 2)));
     if (h3) a3 = fold(a3, sq_read(q + ivec3(0, 0, 3)));
   }
-  part[lid] = a0;
-  part[TM_RN + lid] = a1;
-  part[2 * TM_RN + lid] = a2;
-  part[3 * TM_RN + lid] = a3;
-  barrier();
-  for (highp int h = TM_RN / 2; h > 0; h /= 2) {
-    if (lid < h) {
-      part[lid] = fold(part[lid], part[lid + h]);
-      part[TM_RN + lid] = fold(part[TM_RN + lid], part[TM_RN + lid + h]);
-      part[2 * TM_RN + lid] = fold(part[2 * TM_RN + lid], part[2 * TM_RN + lid + h]);
-      part[3 * TM_RN + lid] = fold(part[3 * TM_RN + lid], part[3 * TM_RN + lid + h]);
-    }
-    barrier();
-  }
+  // Each tree in uniform control flow (slices past S0 are folded unused).
+  highp vec4 r0 = tree(a0, lid), r1 = tree(a1, lid), r2 = tree(a2, lid), r3 = tree(a3, lid);
   if (lid < 4 && z0 + lid < sq.x) {
-    highp vec4 r = sqt.z == 0 ? part[lid * TM_RN] : part[lid * TM_RN] / pcount;
+    highp vec4 r = lid == 0 ? r0 : lid == 1 ? r1 : lid == 2 ? r2 : r3;
+    r = sqt.z == 0 ? r : r / pcount;
     r = clamp(r, pact.x, pact.y);
     if (pact.z > 0.0) r = tanh(r);
     pv[z0 + lid] = SQ_STORED(r);
   }
-  barrier(); // part is reused
+  barrier(); // pv is read next
 }
 
 // The parts of a 1x1 convolution of the texels IN_AT (islices, zero past

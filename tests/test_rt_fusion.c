@@ -1553,6 +1553,8 @@ Test(rt_fusion, squeeze_folded) {
       {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3, false, 0},     /* MEAN, no unary operator */
       {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2, false, 0},  /* one convolution */
       {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4, false, 0},   /* 1320 texels a slice */
+      {1, 64, 64, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, false, 0},   /* a pool of 256 invocations */
+      {1, 100, 90, 24, 8, 24, 1, A0, A0, R, 0, 0, 5, false, 1},  /* of 512, under an ADD */
       {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4, false, 0}, /* 128 (group, part) pairs */
       {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4, false, 0},   /* 16 parts, most idle */
       {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4, false, 0},    /* one part */

@@ -229,25 +229,28 @@ Test(rt_ops, mean) {
 /* The GPU kernels (forced here, AUTO's choice on a GPU): a pool whose
  * window covers the plane and a MEAN over H and W alone run
  * op_reduce_hw.comp, a work group a texel folding partials in shared
- * memory; planes larger than the group (128) take several texels an
- * invocation. Other pools and MEANs keep their kernels. */
+ * memory; planes larger than the group take several texels an
+ * invocation, and larger planes larger groups (128 to 512 invocations:
+ * 37x41, 64x64, 96x90). Other pools and MEANs keep their kernels. */
 Test(rt_ops, global_reductions_gpu_kernel) {
   g_kernels = TEXMEM_KERNELS_TILED;
   g_kernel_file = "op_reduce_hw.comp";
   const int32_t g[4] = {1, 6, 5, 5}, a[4] = {1, 7, 9, 6}, big[4] = {1, 37, 41, 10},
-                g2[4] = {2, 6, 5, 5};
+                g2[4] = {2, 6, 5, 5}, huge[4] = {1, 96, 90, 7};
   check_pools(g, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_RELU6, "global 5x6 VALID RELU6");
   check_pools(a, 11, 9, 11, 9, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE, "11x9 SAME over a 9x7 plane");
   check_pools(big, 41, 37, 41, 37, TEXMEM_PADDING_VALID, TEXMEM_ACT_TANH, "global 41x37");
   check_pools(g2, 5, 6, 5, 6, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, "global batch 2");
+  check_pools(huge, 90, 96, 90, 96, TEXMEM_PADDING_VALID, TEXMEM_ACT_NONE, "global 90x96");
   const int32_t hw[2] = {1, 6}, hw_keep[4] = {1, 1, 1, 6}, hw2[2] = {2, 6}, m2[4] = {2, 5, 7, 6},
-                hwb[2] = {1, 10};
+                hwb[2] = {1, 10}, sq[4] = {2, 64, 64, 9};
   check_mean(6, false, 2, hw, "MEAN H,W (reduce_hw)");
   check_mean(6, true, 4, hw_keep, "MEAN H,W keep_dims (reduce_hw)");
   texmem_op_options o = texmem_op_options_default();
   o.reduce_axes = 6;
   check_1(TEXMEM_OP_MEAN, &o, 4, m2, 2, hw2, "MEAN H,W batch 2 (reduce_hw)");
   check_1(TEXMEM_OP_MEAN, &o, 4, big, 2, hwb, "MEAN H,W of 41x37 (reduce_hw)");
+  check_1(TEXMEM_OP_MEAN, &o, 4, sq, 2, (const int32_t[2]){2, 9}, "MEAN H,W of 64x64 (reduce_hw)");
   g_kernel_file = "op_pool.comp";
   check_pool(TEXMEM_OP_AVERAGE_POOL_2D, a, 3, 3, 2, 2, TEXMEM_PADDING_SAME, TEXMEM_ACT_NONE,
              "AVERAGE_POOL_2D 3x3/2 SAME (op_pool)");
