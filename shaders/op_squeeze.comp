@@ -14,7 +14,8 @@
 //   i, i + TM_RN, ... of a slice, then the partials are folded pairwise in
 //   shared memory, halving each step; four slices a pass, each invocation
 //   reading the four (TM_RN, a power of two up to TM_SQ_PART, grows with
-//   the plane as op_reduce_hw.comp's: kernels_util.h).
+//   the plane as op_reduce_hw.comp's: kernels_util.h), their partials
+//   folded as many slices at once as the shared array holds.
 // - each convolution as op_conv1x1_tiled.comp adds one pixel's terms when
 //   the runtime's tile splits the input slices in KS parts (sqt.x, sqt.y):
 //   part h sums chunks h, h + KS, ... (4 input slices each, a slice's
@@ -38,7 +39,7 @@ uniform highp vec4 act1;    // the first convolution's
 uniform highp float sqalpha; // its fused unary operator's alpha
 #endif
 
-// The pool's partials (TM_RN, a slice at a time), then the convolutions'
+// The pool's partials (TM_RN a slice), then the convolutions'
 // parts (group g, part h: its 4 sums at (g * KS + h) * 4).
 shared highp vec4 part[TM_SQ_PART];
 shared highp vec4 pv[TM_SQ_P0]; // the pooled texels, zero past S0
@@ -67,18 +68,63 @@ highp vec4 sq_read(highp ivec3 q) {
 #define sq_read x_read
 #endif
 
-// The partials a of a slice folded pairwise in shared memory, halving each
-// step (op_reduce_hw.comp's order); every invocation gets the result.
-highp vec4 tree(highp vec4 a, highp int lid) {
-  part[lid] = a;
+// Folds n sets of partials at once, part[j * TM_RN + lid] for j < n,
+// pairwise, halving each step (op_reduce_hw.comp's order).
+void tree_pass(highp int n, highp int lid) {
   barrier();
   for (highp int h = TM_RN / 2; h > 0; h /= 2) {
-    if (lid < h) part[lid] = fold(part[lid], part[lid + h]);
+    if (lid < h)
+      for (highp int j = 0; j < n; j++)
+        part[j * TM_RN + lid] = fold(part[j * TM_RN + lid], part[j * TM_RN + lid + h]);
     barrier();
   }
-  highp vec4 r = part[0];
+}
+
+// The four slices' partials a0 .. a3 folded, as many slices a pass as part
+// holds (4 of 128 invocations, one of 512: a pass's barriers are what a
+// small plane's pool costs); every invocation gets the results.
+void trees(inout highp vec4 a0, inout highp vec4 a1, inout highp vec4 a2, inout highp vec4 a3,
+           highp int lid) {
+#if TM_RN * 4 <= TM_SQ_PART
+  part[lid] = a0;
+  part[TM_RN + lid] = a1;
+  part[2 * TM_RN + lid] = a2;
+  part[3 * TM_RN + lid] = a3;
+  tree_pass(4, lid);
+  a0 = part[0];
+  a1 = part[TM_RN];
+  a2 = part[2 * TM_RN];
+  a3 = part[3 * TM_RN];
+#elif TM_RN * 2 <= TM_SQ_PART
+  part[lid] = a0;
+  part[TM_RN + lid] = a1;
+  tree_pass(2, lid);
+  a0 = part[0];
+  a1 = part[TM_RN];
+  barrier();
+  part[lid] = a2;
+  part[TM_RN + lid] = a3;
+  tree_pass(2, lid);
+  a2 = part[0];
+  a3 = part[TM_RN];
+#else
+  part[lid] = a0;
+  tree_pass(1, lid);
+  a0 = part[0];
+  barrier();
+  part[lid] = a1;
+  tree_pass(1, lid);
+  a1 = part[0];
+  barrier();
+  part[lid] = a2;
+  tree_pass(1, lid);
+  a2 = part[0];
+  barrier();
+  part[lid] = a3;
+  tree_pass(1, lid);
+  a3 = part[0];
+#endif
   barrier(); // part is reused
-  return r;
 }
 
 // Slices z0 .. z0+3 (those below S0) of batch b pooled into pv.
@@ -94,10 +140,9 @@ void pool4(highp int b, highp int z0, highp int lid) {
     if (h2) a2 = fold(a2, sq_read(q + ivec3(0, 0, 2)));
     if (h3) a3 = fold(a3, sq_read(q + ivec3(0, 0, 3)));
   }
-  // Each tree in uniform control flow (slices past S0 are folded unused).
-  highp vec4 r0 = tree(a0, lid), r1 = tree(a1, lid), r2 = tree(a2, lid), r3 = tree(a3, lid);
+  trees(a0, a1, a2, a3, lid); // slices past S0 too: barriers in uniform control flow
   if (lid < 4 && z0 + lid < sq.x) {
-    highp vec4 r = lid == 0 ? r0 : lid == 1 ? r1 : lid == 2 ? r2 : r3;
+    highp vec4 r = lid == 0 ? a0 : lid == 1 ? a1 : lid == 2 ? a2 : a3;
     r = sqt.z == 0 ? r : r / pcount;
     r = clamp(r, pact.x, pact.y);
     if (pact.z > 0.0) r = tanh(r);
