@@ -3,11 +3,14 @@
 # (.gpu/, .gl/) carried to an NVIDIA machine. Run from the folder holding
 # them: bash bench/gpu_session.sh [PROCESSES] [OLD_TEXMEM]
 #   warm     one untimed `texmem bench MODEL --runs 1` per model and precision
-#            (and OLD_TEXMEM's): NVIDIA's compiler takes about a second a
-#            program, and a process that compiled its programs ran MobileNet
-#            3x slower than one that found them in the driver's disk cache
-#            (H100, 2026-11-26); warm.jsonl has each model's compile time
-#            (bench/gpu_table.py --compile warm.jsonl)
+#            (and OLD_TEXMEM's), as many processes at once as the machine
+#            has cores: NVIDIA's compiler takes 0.4-1.1 s a program on one
+#            core (a model's bench 25-75 s on an H200, 2026-11-28, where one
+#            at a time warmed a single model in a fifth of the call), and a
+#            process that compiled its programs may run 3-4x slower than one
+#            that finds them in the driver's disk cache; warm.jsonl has each
+#            model's compile time (bench/gpu_table.py --compile warm.jsonl;
+#            compiles beside each other take longer than alone)
 #   cost     `texmem bench --dispatch-cost` in two processes: the least a
 #            dispatch costs, dependent and independent (dispatch_cost.jsonl;
 #            bench/gpu_table.py --dispatch-cost dispatch_cost.jsonl)
@@ -41,7 +44,9 @@
 # rest (DEADLINE_S, default 480 s: a device session has 15 minutes all told,
 # the machine's start included), so what ran comes back. Writes JSON lines
 # to $OUT (or /tmp/out) for bench/gpu_table.py (--compare kernels.jsonl
-# unfused.jsonl for the kernels phase's tables, --compile warm.jsonl).
+# unfused.jsonl for the kernels phase's tables, --compile warm.jsonl), and
+# at the end packs them with the logs into $OUT/session.tar.gz (a device
+# call returns at most 8 files): `tar xzf session.tar.gz` there first.
 cd "$(dirname "$0")/.."
 procs=${1:-3}; old=${2:-}; end=${DEADLINE_S:-480}
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
@@ -59,18 +64,25 @@ line() { # file model precision rc report
   printf '{"model":"%s","precision":"%s","rc":%s,"report":%s}\n' "$2" "$3" "$4" \
     "$( [ -s "$5" ] && tr -d '\n' < "$5" || echo null)" >> "$1"; }
 bench() { # out binary model precision args...
-  local out=$1 bin=$2 m=$3 p=$4; shift 4
+  local out=$1 bin=$2 m=$3 p=$4 j; shift 4
   local name=builtin arg=$m; [ "$m" = builtin ] && arg= || name=$(basename "$m" .tflite)
-  timeout 120 "$bin" bench $arg --precision "$p" --json "$@" > /tmp/b.json 2>>"$LOG"
-  line "$out" "$name" "$p" $? /tmp/b.json; }
+  j=$(mktemp)
+  timeout "${BENCH_TIMEOUT:-120}" "$bin" bench $arg --precision "$p" --json "$@" > "$j" 2>>"$LOG"
+  line "$out" "$name" "$p" $? "$j"; rm -f "$j"; }
 phase() { echo "== $1 at $(el) s" | tee -a "$LOG"; }
 
 phase warm
+# One job a line (number, out, binary, model, precision), $(nproc) at a time,
+# each into a file of its own (a report is longer than one atomic append),
+# given what is left of the phase's fifth of the deadline.
+export -f bench line; export LOG; mkdir -p /tmp/warm
 for p in fp16 fp32; do for m in $models; do
-  [ "$(el)" -lt $((end * 2 / 10)) ] || continue
-  bench "$O/warm.jsonl" "$B/texmem" "$m" $p --runs 1
-  [ -n "$old" ] && bench "$O/warm_before.jsonl" "$old" "$m" $p --runs 1
-done; done
+  echo "warm.jsonl $B/texmem $m $p"
+  [ -n "$old" ] && echo "warm_before.jsonl $old $m $p"
+done; done | nl -w1 -s' ' | xargs -P "$(nproc)" -L 1 bash -c '
+  left=$(('"$((T0 + end * 2 / 10))"' - $(date +%s))); [ $left -ge 10 ] || exit 0
+  BENCH_TIMEOUT=$left bench /tmp/warm/$0.$1 $2 $3 $4 --runs 1'
+for f in warm warm_before; do cat /tmp/warm/*."$f".jsonl >> "$O/$f.jsonl" 2>/dev/null; done
 phase cost
 for k in 1 2; do
   timeout 60 "$B/texmem" bench --dispatch-cost --json 2>>"$LOG" | tr -d '\n' >> "$O/dispatch_cost.jsonl"
@@ -138,3 +150,5 @@ ls "$B"/test_* | grep -vE 'test_rt_oracle|test_rt_tflite_ops8|test_cli_tflm_tfli
 grep -hE "^\[FAIL\]" /tmp/test_*.log >> "$O/tests.txt"; grep -v "rc=0$" "$O/tests.txt"
 phase done
 wc -l "$O"/*.jsonl
+# A device call returns at most 8 files: everything in one.
+(cd "$O" && tar czf session.tar.gz --remove-files $(ls | grep -v '^session.tar.gz$'))
