@@ -150,7 +150,8 @@ texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *
   texmem__kernel_ivec4(out, "sq", (int32_t)s0, (int32_t)s1, (int32_t)s2, bias_at);
   texmem__kernel_ivec4(out, "sqt", (int32_t)k1, (int32_t)k2, kind, (int32_t)mid);
   size_t len = strlen(defs);
-  const uint32_t rn = texmem__ku_reduce_group(env, (uint64_t)x->h * x->w), local[3] = {rn, 1, 1};
+  const uint32_t rn = texmem__ku_reduce_group(env, (uint64_t)x->h * x->w);
+  const uint32_t local[3] = {rn, 1, 1};
   snprintf(defs + len, sizeof defs - len,
            "#define TM_RN %u\n#define TM_SQ_PART %u\n#define TM_SQ_P0 %u\n#define TM_SQ_P1 %u\n", rn,
            4 * SQ_GROUP, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);

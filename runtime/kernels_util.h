@@ -135,17 +135,18 @@ static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const 
 /* Invocations that reduce a plane of n texels (op_reduce_hw.comp, and
  * op_squeeze.comp's pool, which keeps its order): one work group folds a
  * whole plane, so its serial part is n / group folds a slice. On an H200
- * a squeeze's pool of 128 x 128 texels by 128 invocations took 0.45-0.9
- * ms, more than the rest of its block; so up to about 16 texels an
- * invocation, a power of two from 128 to 512 within the driver's limit.
- * It depends on n and the driver alone, so both kernels fold a plane in
- * the same order. */
+ * the selfie model's squeeze on a 128 x 128 plane took 163 us a dispatch
+ * with 128 invocations, 69 us with 512 (buffer arena); so up to about 16
+ * texels an invocation, a power of two from 128 to 512 within the
+ * driver's limits. It depends on n and the driver alone, so both kernels
+ * fold a plane in the same order. */
 static inline uint32_t texmem__ku_reduce_group(const texmem__kernel_env *env, uint64_t n) {
   texmem_gl_limits lim;
   texmem_gl_context_limits(texmem__kernel_env_context(env), &lim);
   uint32_t g = TEXMEM__KU_REDUCE_GROUP;
   while (g < TEXMEM__KU_REDUCE_GROUP_MAX && (uint64_t)g * 16 < n &&
-         (int64_t)g * 2 <= lim.max_work_group_invocations && (int64_t)g * 2 <= lim.max_work_group_size[0])
+         (int64_t)g * 2 <= lim.max_work_group_invocations &&
+         (int64_t)g * 2 <= lim.max_work_group_size[0])
     g *= 2;
   return g;
 }
