@@ -19,11 +19,11 @@ foreach(_p ${_texmem_parts})
   target_sources(texmem PRIVATE $<TARGET_OBJECTS:${_p}>)
 endforeach()
 # What the objects call outside libc: the GL backend dlopens EGL/GLES, so
-# only libdl (and libm) are linked. A static libtexmem exports these as
+# only libdl, threads (and libm) are linked. A static libtexmem exports these as
 # link-only dependencies; texmem.pc lists them in Libs.private.
 set(_texmem_deps ${TEXMEM_MATH_LIB})
 if(TARGET texmem_gl_objects)
-  list(APPEND _texmem_deps ${CMAKE_DL_LIBS})
+  list(APPEND _texmem_deps ${CMAKE_DL_LIBS} ${CMAKE_THREAD_LIBS_INIT})
 endif()
 target_link_libraries(texmem PRIVATE ${_texmem_deps})
 target_include_directories(texmem INTERFACE
@@ -46,7 +46,11 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/texmemConfig.cmake ${CMAKE_CURRENT_BIN
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/texmem)
 set(TEXMEM_PC_LIBS_PRIVATE "")
 foreach(_l ${_texmem_deps})
-  string(APPEND TEXMEM_PC_LIBS_PRIVATE " -l${_l}")
+  if(_l MATCHES "^-") # a flag (CMAKE_THREAD_LIBS_INIT: -lpthread, -pthread)
+    string(APPEND TEXMEM_PC_LIBS_PRIVATE " ${_l}")
+  else()
+    string(APPEND TEXMEM_PC_LIBS_PRIVATE " -l${_l}")
+  endif()
 endforeach()
 # The prefix relative to the .pc file (lib/pkgconfig or lib/<multiarch>/pkgconfig).
 file(RELATIVE_PATH TEXMEM_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gl_internal.h"
 
@@ -87,6 +88,7 @@ static texmem_gl_context *context_alloc(void) {
   c->display = EGL_NO_DISPLAY;
   c->context = EGL_NO_CONTEXT;
   c->surface = EGL_NO_SURFACE;
+  c->compile_threads = 1;
   c->epoch = 1;
   texmem__slots_init(&c->textures, sizeof(texmem__gl_tex));
   texmem__slots_init(&c->buffers, sizeof(texmem__gl_buf));
@@ -219,6 +221,7 @@ static texmem_status try_display(texmem_gl_context *c, EGLDisplay dpy, bool use_
   }
   const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 1,
                              EGL_NONE};
+  c->config = cfg;
   c->context = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attr);
   if (c->context == EGL_NO_CONTEXT) {
     texmem_status st = egl_fail(err, "eglCreateContext(GLES 3.1)");
@@ -277,6 +280,14 @@ static texmem_status try_device(texmem_gl_context *c, bool prefer_software, bool
   return st;
 }
 
+/* The threads a created context compiles a batch on: desc's, or the
+ * processors online (a driver's compiler takes a core each), at most 16. */
+static uint32_t compile_threads(uint32_t asked) {
+  if (asked) return asked < 16 ? asked : 16;
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 16 ? 16 : (uint32_t)n;
+}
+
 texmem_status texmem_gl_context_create(const texmem_gl_context_desc *desc,
                                        texmem_gl_context **out, texmem_error *err) {
   static const texmem_gl_context_desc zero;
@@ -293,6 +304,7 @@ texmem_status texmem_gl_context_create(const texmem_gl_context_desc *desc,
   texmem_gl_context *c = context_alloc();
   if (!c) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   c->owned = true;
+  c->compile_threads = compile_threads(d->compile_threads);
   texmem_status st = TEXMEM_STATUS_GL_CONTEXT;
   /* Each failure's message is kept; on total failure they are joined. */
   char msgs[3][160] = {"", "", ""};
@@ -455,7 +467,7 @@ void texmem_gl_counters_reset(texmem_gl_context *ctx) {
   if (!ctx) return;
   texmem_gl_counters *c = &ctx->counters;
   c->binds = c->barriers = c->dispatches = c->textures_created = c->programs_compiled = 0;
-  c->compile_ns = c->programs_loaded = 0;
+  c->compile_ns = c->programs_loaded = c->compile_threads_max = 0;
 }
 
 void texmem__gl_barrier(texmem_gl_context *ctx, GLbitfield bits) {

@@ -10,7 +10,10 @@
  * GL_KHR_parallel_shader_compile (its threads raised to the most at context
  * creation, context.c) may then work on the whole batch at once; any other
  * driver compiles as before, in the same total time, moved from the first
- * run to the call that asks for it.
+ * run to the call that asks for it. NVIDIA's did not (a core busy, the rest
+ * idle): so a context texmem created compiles the batch on several threads
+ * instead, each with a context sharing its objects (program_threads.c),
+ * and reads the statuses once they are done.
  *
  * With a program cache set (program_cache.c), a leader whose binary the
  * cache holds is loaded instead of compiled, and every leader compiled is
@@ -76,10 +79,36 @@ static texmem_status collect(texmem_gl_context *ctx, texmem__gl_prog *const *pro
   return st;
 }
 
-/* Issues the leaders' compiles, then their links; no status read. A
- * leader the program cache holds is loaded instead. */
-static void issue(texmem_gl_context *ctx, pending *q, size_t m) {
+/* A leader compiled and linked: one job of texmem__gl_run_shared, on any
+ * thread with a context sharing the runtime's; no status read. */
+typedef struct jobs {
+  pending *q;
+  const size_t *at; /* the leaders to compile */
+  bool cache;
+} jobs;
+
+static void compile_one(size_t i, void *user) {
+  const jobs *j = user;
+  pending *e = &j->q[j->at[i]];
+  e->sh = glCreateShader(GL_COMPUTE_SHADER);
+  const GLchar *srcs[] = {e->src};
+  glShaderSource(e->sh, 1, srcs, NULL);
+  glCompileShader(e->sh);
+  e->prog = glCreateProgram();
+  if (j->cache) glProgramParameteri(e->prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+  glAttachShader(e->prog, e->sh);
+  glLinkProgram(e->prog);
+}
+
+/* Issues the leaders' compiles and links; no status read. A leader the
+ * program cache holds is loaded instead. On one thread every compile is
+ * issued before any link (a driver with GL_KHR_parallel_shader_compile
+ * may work on them together); on several (program_threads.c) each thread
+ * compiles and links a leader at a time. Returns the threads that took
+ * part. */
+static size_t issue(texmem_gl_context *ctx, pending *q, size_t m, size_t *at) {
   bool cache = texmem__gl_cache_on(ctx);
+  size_t k = 0;
   for (size_t i = 0; i < m; i++) {
     if (q[i].leader != i) continue;
     if (cache) {
@@ -87,19 +116,27 @@ static void issue(texmem_gl_context *ctx, pending *q, size_t m) {
       q[i].prog = glCreateProgram();
       if ((q[i].loaded = texmem__gl_cache_load(ctx, q[i].ckey, q[i].prog))) continue;
       glDeleteProgram(q[i].prog);
+      q[i].prog = 0;
     }
-    q[i].sh = glCreateShader(GL_COMPUTE_SHADER);
-    const GLchar *srcs[] = {q[i].src};
-    glShaderSource(q[i].sh, 1, srcs, NULL);
-    glCompileShader(q[i].sh);
+    at[k++] = i;
   }
-  for (size_t i = 0; i < m; i++) {
-    if (q[i].leader != i || q[i].loaded) continue;
-    q[i].prog = glCreateProgram();
-    if (cache) glProgramParameteri(q[i].prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
-    glAttachShader(q[i].prog, q[i].sh);
-    glLinkProgram(q[i].prog);
+  jobs j = {.q = q, .at = at, .cache = cache};
+  if (ctx->compile_threads > 1) return texmem__gl_run_shared(ctx, k, compile_one, &j);
+  for (size_t i = 0; i < k; i++) {
+    pending *e = &q[at[i]];
+    e->sh = glCreateShader(GL_COMPUTE_SHADER);
+    const GLchar *srcs[] = {e->src};
+    glShaderSource(e->sh, 1, srcs, NULL);
+    glCompileShader(e->sh);
   }
+  for (size_t i = 0; i < k; i++) {
+    pending *e = &q[at[i]];
+    e->prog = glCreateProgram();
+    if (cache) glProgramParameteri(e->prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+    glAttachShader(e->prog, e->sh);
+    glLinkProgram(e->prog);
+  }
+  return 1;
 }
 
 /* A leader's program made: the entry holds it, the shared table too. */
@@ -156,14 +193,20 @@ texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *
                                        texmem_error *err) {
   if (!n) return TEXMEM_STATUS_OK;
   pending *q = calloc(n, sizeof *q);
-  if (!q) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  size_t *at = calloc(n, sizeof *at);
+  if (!q || !at) {
+    free(q);
+    free(at);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
   size_t m = 0, leaders = 0;
   texmem__gl_drain();
   texmem_status st = collect(ctx, progs, keys, n, q, &m, err);
   for (size_t i = 0; i < m; i++) leaders += q[i].leader == i;
   if (!st && leaders) { /* compile_ns: compiling alone, not finding */
     uint64_t t0 = now_ns();
-    issue(ctx, q, m);
+    size_t threads = issue(ctx, q, m, at);
+    if (threads > ctx->counters.compile_threads_max) ctx->counters.compile_threads_max = threads;
     for (size_t i = 0; i < m && !st; i++)
       if (q[i].leader == i) st = settle(ctx, &q[i], err);
     ctx->counters.compile_ns += now_ns() - t0;
@@ -183,5 +226,6 @@ texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *
     free(q[i].src);
   }
   free(q);
+  free(at);
   return st;
 }

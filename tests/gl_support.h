@@ -20,10 +20,10 @@ static inline bool tg_require_gl(void) {
 }
 
 /* A fresh context (made current), or skip / fail as above. */
-static inline texmem_gl_context *tg_context(void) {
+static inline texmem_gl_context *tg_context_desc(const texmem_gl_context_desc *desc) {
   texmem_gl_context *ctx = NULL;
   texmem_error err = {0};
-  texmem_status st = texmem_gl_context_create(NULL, &ctx, &err);
+  texmem_status st = texmem_gl_context_create(desc, &ctx, &err);
   if (st != TEXMEM_STATUS_OK) {
     if (tg_require_gl())
       cr_assert_fail("TEXMEM_REQUIRE_GL is set but no GLES 3.1 context: %s: %s",
@@ -33,6 +33,7 @@ static inline texmem_gl_context *tg_context(void) {
   cr_assert_not_null(ctx);
   return ctx;
 }
+static inline texmem_gl_context *tg_context(void) { return tg_context_desc(NULL); }
 
 /* A test shader embedded from tests/shaders/ by file name; NULL if none. */
 typedef struct texmem__shader_file {

@@ -45,7 +45,8 @@ static void check_report(const char *json) {
       "\"strategy\":", "\"storage\":", "\"texture_bytes\":", "\"weights_bytes\":",
       "\"weight_buffers\":", "\"plan_us\":", "\"pool_create_ms\":", "\"create_ms\":",
       "\"first_run_ms\":",
-      "\"programs_compiled\":", "\"programs_loaded\":", "\"compile_ms\":", "\"latency_ms\":", "\"layout_latency_ms\":",
+      "\"programs_compiled\":", "\"programs_loaded\":", "\"compile_ms\":", "\"compile_threads\":",
+      "\"latency_ms\":", "\"layout_latency_ms\":",
       "\"storage_texture_bytes\":", "\"barriers\":", "\"dispatches\":", "\"storage_max_live\":",
       "\"storage_latency_ms\":",
       "\"planned_bytes\":", "\"driver_bytes\":", "\"driver_note\":", "\"profile\":",
@@ -73,6 +74,7 @@ static void check_report(const char *json) {
   cr_expect_gt(compile, 0, "%s", json);
   cr_expect_gt(first, 0, "%s", json);
   cr_expect_leq(compile, create + first, "%s", json);
+  cr_expect_geq(json_num(json, NULL, "compile_threads"), 1, "%s", json);
   cr_expect_gt(json_num(json, "\"latency_ms\"", "naive"), 0);
   cr_expect_gt(json_num(json, "\"latency_ms\"", "planned"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "natural"), 0);
@@ -231,6 +233,38 @@ Test(cli_bench, program_cache_directory) {
   cr_expect_eq(r.code, 2);
   cr_expect_not_null(strstr(r.err, "not a directory"), "%s", r.err);
   tt_run_free(&r);
+}
+
+/* --compile-threads N: the runtimes' programs compiled on one thread or
+ * on four (each extra one with a context sharing the runtime's), the same
+ * programs and the same outputs; 0 or more than 16 is bad input. */
+Test(cli_bench, compile_threads) {
+  const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
+  char fnv[2][17] = {"", ""};
+  double compiled[2] = {0, 0};
+  const char *const n[2] = {"1", "4"};
+  for (int k = 0; k < 2; k++) {
+    tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--compile-threads", n[k], NULL);
+    cr_assert_eq(r.code, 0, "%s threads: stderr: %s", n[k], r.err);
+    check_report(r.out);
+    double t = json_num(r.out, NULL, "compile_threads");
+    if (k == 0) cr_expect_eq(t, 1, "%s", r.out);
+    else cr_expect(t >= 2 && t <= 4, "%g threads compiled a batch: %s", t, r.out);
+    compiled[k] = json_num(r.out, NULL, "programs_compiled");
+    const char *h = strstr(r.out, "\"outputs_fnv1a\": \"");
+    cr_assert_not_null(h, "%s", r.out);
+    memcpy(fnv[k], h + 18, 16);
+    tt_run_free(&r);
+  }
+  cr_expect_eq(compiled[0], compiled[1]);
+  cr_expect_str_eq(fnv[0], fnv[1], "one compiling thread %s, four %s", fnv[0], fnv[1]);
+  const char *const bad[] = {"0", "17", "x"};
+  for (int k = 0; k < 3; k++) {
+    tt_run r = tt_texmem("bench", model, "--compile-threads", bad[k], NULL);
+    cr_expect_eq(r.code, 2, "--compile-threads %s", bad[k]);
+    cr_expect_not_null(strstr(r.err, "--compile-threads needs 1 to 16"), "%s", r.err);
+    tt_run_free(&r);
+  }
 }
 
 /* --kernels forces the 1x1 convolution kernel on any driver, --split the

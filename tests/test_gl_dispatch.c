@@ -736,6 +736,67 @@ Test(gl_dispatch, prepare_compiles_what_the_run_would) {
   texmem_gl_context_destroy(ctx);
 }
 
+/* A context that compiles a batch on several threads (its desc's
+ * compile_threads): the diamond's two programs are compiled at once, one
+ * on a thread with a context of its own that shares the runtime's, and
+ * run as those the calling thread compiled alone; a compile error among
+ * them is reported as on one thread, with the program's name. */
+Test(gl_dispatch, prepare_on_several_threads) {
+  graph g = diamond();
+  texmem_plan *naive = naive_plan(&g);
+  float **want = reference(&g);
+  for (uint32_t threads = 1; threads <= 3; threads += 2) {
+    texmem_gl_context *ctx = tg_context_desc(&(texmem_gl_context_desc){.compile_threads = threads});
+    progs p = make_progs(ctx);
+    texmem_gl_counters c;
+    prepare_first = true;
+    float **o = run_graph(ctx, &p, &g, naive, (texmem_gl_pool_desc){0}, &c);
+    prepare_first = false;
+    assert_same_outputs(&g, o, want, threads > 1 ? "three threads" : "one thread");
+    free_vals(&g, o);
+    cr_assert_eq(c.programs_compiled, 0, "the run compiled what prepare did not");
+    texmem_gl_counters_reset(ctx);
+    /* A second batch (buffer variants, new): one that does not compile
+     * (it names a texture binding's image) beside one that does. */
+    static const char *const src[] = {"src"}, *const dst[] = {"dst"};
+    texmem_gl_program_desc d = {
+        .name = "texture_only_threads",
+        .source = "void main() { ivec3 p = ivec3(gl_GlobalInvocationID); "
+                  "if (!dst_inside(p)) return; "
+                  "dst_write(p, src_read(p) + float(imageSize(tm_img_src).x)); }",
+        .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1};
+    texmem_gl_program bad = {0};
+    TG_OK(texmem_gl_program_create(ctx, &d, &bad, &tg_err_));
+    texmem_record r[MAXT];
+    records_of(&g, r);
+    texmem_plan *arena = tt_plan(r, g.n_tensors, 3,
+                                 (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
+                                                    .layout = TEXMEM_LAYOUT_LINEAR,
+                                                    .max_dims = {1, 0, 0}});
+    texmem_gl_pool *pool = NULL;
+    TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = arena, .records = r,
+                                                           .record_count = g.n_tensors,
+                                                           .dims = 3,
+                                                           .storage = TEXMEM_STORAGE_BUFFER},
+                                &pool, &tg_err_));
+    texmem_gl_uniform us[2];
+    texmem_gl_op ops[2] = {op_of(&p, &g.nodes[2], 2, &us[0]), op_of(&p, &g.nodes[0], 0, &us[1])};
+    ops[1].program = bad;
+    texmem_error err = {0};
+    cr_assert_eq(texmem_gl_prepare(pool, ops, 2, &err), TEXMEM_STATUS_SHADER_COMPILE, "%s",
+                 err.message);
+    cr_assert_not_null(strstr(err.message, "texture_only_threads"), "%s", err.message);
+    texmem_gl_counters_get(ctx, &c);
+    cr_assert_eq(c.compile_threads_max, threads > 1 ? 2 : 1, "%u threads asked, %llu ran",
+                 threads, (unsigned long long)c.compile_threads_max);
+    texmem_gl_pool_destroy(pool);
+    texmem_plan_destroy(arena);
+    texmem_gl_context_destroy(ctx);
+  }
+  free_vals(&g, want);
+  texmem_plan_destroy(naive);
+}
+
 /* A variant that does not compile (the body names the image of a texture
  * binding, which a buffer binding does not declare) fails prepare with the
  * program's name and the log; nothing is left half made. */

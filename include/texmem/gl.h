@@ -45,6 +45,13 @@ typedef struct texmem_gl_context_desc {
                                   (llvmpipe) before hardware ones */
   bool use_pbuffer;            /* a 1x1 pbuffer even where surfaceless
                                   contexts exist (drivers that misbehave) */
+  uint32_t compile_threads;    /* threads that compile a batch of programs
+                                  (texmem_gl_prepare), the calling one
+                                  included, each other one with a context
+                                  sharing this one's objects: 0 = the
+                                  processors online, at most 16; 1 = the
+                                  calling thread alone. Adopted contexts
+                                  compile on the calling thread. */
 } texmem_gl_context_desc;
 
 /* Creates a GLES 3.1+ context on a headless display and makes it current
@@ -481,11 +488,13 @@ typedef struct texmem_gl_counters {
                                  texmem_gl_buffer_create (views hold none) */
   uint64_t programs_loaded;   /* since creation / reset: programs made from
                                  the program cache's binaries, not compiled */
+  uint64_t compile_threads_max; /* since creation / reset: the most threads
+                                   one batch of compiles ran on */
 } texmem_gl_counters;
 
 TEXMEM_API void texmem_gl_counters_get(const texmem_gl_context *ctx, texmem_gl_counters *out);
-/* Zeroes the event counts (binds .. programs_compiled, programs_loaded) and
- * compile_ns, not the live ones. */
+/* Zeroes the event counts (binds .. programs_compiled, programs_loaded),
+ * compile_ns and compile_threads_max, not the live ones. */
 TEXMEM_API void texmem_gl_counters_reset(texmem_gl_context *ctx);
 
 #ifdef __cplusplus

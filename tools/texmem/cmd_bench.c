@@ -49,6 +49,7 @@ typedef struct opts {
   bool dispatch_cost; /* no model: the driver's cost of a dispatch */
   int alone; /* -1, or the one storage (BENCH_*) made and measured */
   const char *program_cache; /* a directory, or NULL */
+  uint32_t compile_threads;  /* texmem_gl_context_desc's: 0 = the processors */
   cli_input_shapes shapes;
 } opts;
 
@@ -91,6 +92,9 @@ static void usage(FILE *f) {
           "                     keep the GL programs' binaries in DIR (an existing\n"
           "                     directory) and load them from there instead of\n"
           "                     compiling: a GPU driver may compile a second a program\n"
+          "  --compile-threads N\n"
+          "                     threads that compile the runtimes' programs, 1 to 16\n"
+          "                     (default: one a processor, at most 16)\n"
           "  --input-shape [NAME=]D0,D1,...\n"
           "                     a graph input's shape where the model has dynamic\n"
           "                     dimensions (repeatable)\n"
@@ -201,6 +205,14 @@ static int parse_args(int argc, char **argv, opts *o) {
       }
       o->split = (uint32_t)k;
       i++;
+    } else if (!strcmp(a, "--compile-threads") && v) {
+      uint64_t k = 0;
+      if (!cli_parse_u64(v, &k) || k == 0 || k > 16) {
+        fprintf(stderr, "texmem bench: --compile-threads needs 1 to 16, not '%s'\n", v);
+        return CLI_EXIT_BAD_INPUT;
+      }
+      o->compile_threads = (uint32_t)k;
+      i++;
     } else if (!strcmp(a, "--runs") && v) {
       uint64_t runs = 0;
       if (!cli_parse_u64(v, &runs) || runs == 0 || runs > 100000000u) {
@@ -275,7 +287,7 @@ typedef struct bench {
    * warm-up): wall times, and the GL programs compiled in them (a kernel's
    * program compiles at its first dispatch) and the time that took. */
   double create_ms, first_run_ms, compile_ms;
-  uint64_t programs_compiled, programs_loaded;
+  uint64_t programs_compiled, programs_loaded, compile_threads;
   texmem_gl_counters compile_start;
 } bench;
 
@@ -581,7 +593,8 @@ static void print_report(const bench *b, uint64_t peak_rss) {
          " GL programs compiled", b->create_ms, b->first_run_ms, b->programs_compiled);
   if (o->program_cache)
     printf(" and %" PRIu64 " loaded from the program cache", b->programs_loaded);
-  printf(" in %.1f ms\n", b->compile_ms);
+  printf(" in %.1f ms on %" PRIu64 " thread%s\n", b->compile_ms, b->compile_threads,
+         b->compile_threads == 1 ? "" : "s");
   if (b->compile_ms >= COLD_COMPILE_MS)
     printf("              (a GPU driver may still be optimizing programs compiled this long:\n"
            "              on an H100, MobileNet ran 3x slower in the process that compiled\n"
@@ -632,8 +645,10 @@ static void print_json(const bench *b, uint64_t peak_rss) {
          ps->weight_buffers);
   printf("  \"plan_us\": %.3f,\n  \"pool_create_ms\": %.3f,\n", ps->plan_us, ps->pool_create_ms);
   printf("  \"create_ms\": %.3f,\n  \"first_run_ms\": %.3f,\n  \"programs_compiled\": %" PRIu64
-         ",\n  \"programs_loaded\": %" PRIu64 ",\n  \"compile_ms\": %.3f,\n",
-         b->create_ms, b->first_run_ms, b->programs_compiled, b->programs_loaded, b->compile_ms);
+         ",\n  \"programs_loaded\": %" PRIu64 ",\n  \"compile_ms\": %.3f,\n  \"compile_threads\": %" PRIu64
+         ",\n",
+         b->create_ms, b->first_run_ms, b->programs_compiled, b->programs_loaded, b->compile_ms,
+         b->compile_threads);
   printf("  \"kernels\": \"%s\",\n  \"conv1x1_split\": %u,\n  \"conv1x1_splits\": [",
          ps->tiled ? "tiled" : "portable", (unsigned)o->split);
   for (unsigned k = 0, n = 0; k < 5; k++)
@@ -700,7 +715,8 @@ static int load(bench *b, bool run) {
   if ((st = texmem_runtime_unsupported_ops(b->model, &b->unsupported, &b->n_unsupported, &err)))
     return fail(b, "operators", st, &err);
   run = run && b->n_unsupported == 0;
-  if ((st = texmem_gl_context_create(NULL, &b->ctx, &err))) {
+  const texmem_gl_context_desc cd = {.compile_threads = o->compile_threads};
+  if ((st = texmem_gl_context_create(&cd, &b->ctx, &err))) {
     fprintf(stderr, "texmem bench: no GLES 3.1 context: %s: %s\n", texmem_status_name(st),
             err.message);
     if (run) {
@@ -853,6 +869,7 @@ static texmem_status time_runs(bench *b, texmem_error *err) {
   b->programs_compiled = c.programs_compiled - b->compile_start.programs_compiled;
   b->programs_loaded = c.programs_loaded - b->compile_start.programs_loaded;
   b->compile_ms = (double)(c.compile_ns - b->compile_start.compile_ns) / 1e6;
+  b->compile_threads = c.compile_threads_max;
   bool tty = isatty(STDERR_FILENO);
   if (!tty)
     fprintf(stderr, "texmem bench: created in %.0f ms, first runs %.0f ms: %" PRIu64
