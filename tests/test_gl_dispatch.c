@@ -736,6 +736,29 @@ Test(gl_dispatch, prepare_compiles_what_the_run_would) {
   texmem_gl_context_destroy(ctx);
 }
 
+/* A program whose buffer variants do not compile: the body names the
+ * image of a texture binding, which a buffer binding does not declare. */
+static texmem_gl_program texture_only(texmem_gl_context *ctx, const char *name) {
+  static const char *const src[] = {"src"}, *const dst[] = {"dst"};
+  texmem_gl_program_desc d = {
+      .name = name,
+      .source = "void main() { ivec3 p = ivec3(gl_GlobalInvocationID); "
+                "if (!dst_inside(p)) return; "
+                "dst_write(p, src_read(p) + float(imageSize(tm_img_src).x)); }",
+      .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1};
+  texmem_gl_program prog = {0};
+  TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
+  return prog;
+}
+
+/* A buffer arena's plan of g's records r (filled here): offsets, one row. */
+static texmem_plan *row_plan(const graph *g, texmem_record *r) {
+  records_of(g, r);
+  return tt_plan(r, g->n_tensors, 3,
+                 (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS, .layout = TEXMEM_LAYOUT_LINEAR,
+                                    .max_dims = {1, 0, 0}});
+}
+
 /* A context that compiles a batch on several threads (its desc's
  * compile_threads): the diamond's two programs are compiled at once, one
  * on a thread with a context of its own that shares the runtime's, and
@@ -758,21 +781,9 @@ Test(gl_dispatch, prepare_on_several_threads) {
     texmem_gl_counters_reset(ctx);
     /* A second batch (buffer variants, new): one that does not compile
      * (it names a texture binding's image) beside one that does. */
-    static const char *const src[] = {"src"}, *const dst[] = {"dst"};
-    texmem_gl_program_desc d = {
-        .name = "texture_only_threads",
-        .source = "void main() { ivec3 p = ivec3(gl_GlobalInvocationID); "
-                  "if (!dst_inside(p)) return; "
-                  "dst_write(p, src_read(p) + float(imageSize(tm_img_src).x)); }",
-        .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1};
-    texmem_gl_program bad = {0};
-    TG_OK(texmem_gl_program_create(ctx, &d, &bad, &tg_err_));
+    texmem_gl_program bad = texture_only(ctx, "texture_only_threads");
     texmem_record r[MAXT];
-    records_of(&g, r);
-    texmem_plan *arena = tt_plan(r, g.n_tensors, 3,
-                                 (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
-                                                    .layout = TEXMEM_LAYOUT_LINEAR,
-                                                    .max_dims = {1, 0, 0}});
+    texmem_plan *arena = row_plan(&g, r);
     texmem_gl_pool *pool = NULL;
     TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = arena, .records = r,
                                                            .record_count = g.n_tensors,
@@ -802,23 +813,11 @@ Test(gl_dispatch, prepare_on_several_threads) {
  * program's name and the log; nothing is left half made. */
 Test(gl_dispatch, prepare_reports_a_compile_error) {
   texmem_gl_context *ctx = tg_context();
-  static const char *const src[] = {"src"}, *const dst[] = {"dst"};
-  texmem_gl_program_desc d = {
-      .name = "texture_only",
-      .source = "void main() { ivec3 p = ivec3(gl_GlobalInvocationID); "
-                "if (!dst_inside(p)) return; "
-                "dst_write(p, src_read(p) + float(imageSize(tm_img_src).x)); }",
-      .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1};
-  texmem_gl_program prog = {0};
-  TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
+  texmem_gl_program prog = texture_only(ctx, "texture_only");
   graph g = chain();
   g.n_nodes = 1;
   texmem_record r[MAXT];
-  records_of(&g, r);
-  texmem_plan *naive = tt_plan(r, g.n_tensors, 3,
-                               (texmem_plan_desc){.kind = TEXMEM_PLAN_OFFSETS,
-                                                  .layout = TEXMEM_LAYOUT_LINEAR,
-                                                  .max_dims = {1, 0, 0}});
+  texmem_plan *naive = row_plan(&g, r);
   texmem_gl_pool *pool = NULL;
   TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = naive, .records = r,
                                                          .record_count = g.n_tensors, .dims = 3,
