@@ -135,10 +135,10 @@ static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const 
 /* Invocations that reduce a plane of n texels (op_reduce_hw.comp, and
  * op_squeeze.comp's pool, which keeps its order): one work group folds a
  * whole plane, so its serial part is n / group folds a slice. On an H200
- * the selfie model's squeeze on a 128 x 128 plane took 163 us a dispatch
- * with 128 invocations, 69 us with 512 (buffer arena); so up to about 16
- * texels an invocation, a power of two from 128 to 512 within the
- * driver's limits. It depends on n and the driver alone, so both kernels
+ * the landscape selfie model's squeeze on its largest plane (72 x 128)
+ * took 98 us a dispatch with 128 invocations, 48 us with 512 (buffer
+ * arena, programs from the driver's cache); so up to about 16 texels an
+ * invocation, a power of two from 128 to 512 within the driver's limits. It depends on n and the driver alone, so both kernels
  * fold a plane in the same order. */
 static inline uint32_t texmem__ku_reduce_group(const texmem__kernel_env *env, uint64_t n) {
   texmem_gl_limits lim;
