@@ -281,11 +281,12 @@ static texmem_status try_device(texmem_gl_context *c, bool prefer_software, bool
 }
 
 /* The threads a created context compiles a batch on: desc's, or the
- * processors online (a driver's compiler takes a core each), at most 16. */
+ * processors online (a driver's compiler takes a core each), at most
+ * TEXMEM__GL_MAX_COMPILE_THREADS. */
 static uint32_t compile_threads(uint32_t asked) {
-  if (asked) return asked < 16 ? asked : 16;
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n < 1 ? 1 : n > 16 ? 16 : (uint32_t)n;
+  const uint32_t most = TEXMEM__GL_MAX_COMPILE_THREADS;
+  long n = asked ? (long)asked : sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > (long)most ? most : (uint32_t)n;
 }
 
 texmem_status texmem_gl_context_create(const texmem_gl_context_desc *desc,

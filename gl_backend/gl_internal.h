@@ -135,13 +135,18 @@ typedef struct texmem__gl_shared {
   uint32_t refs;
 } texmem__gl_shared;
 
+/* The most threads a batch of compiles runs on (program_threads.c). */
+#define TEXMEM__GL_MAX_COMPILE_THREADS 16u
+
 struct texmem_gl_context {
   bool owned; /* created (true) or adopted */
   EGLDisplay display;
   EGLContext context;
   EGLSurface surface;
   EGLConfig config;         /* created contexts: the one of context/surface */
-  uint32_t compile_threads; /* threads a batch of compiles may take (>= 1) */
+  uint32_t compile_threads; /* threads a batch of compiles may take: 1 for
+                               an adopted context, at most
+                               TEXMEM__GL_MAX_COMPILE_THREADS */
   texmem_gl_platform platform;
   char *vendor, *renderer, *version, *glsl_version, *egl_vendor, *egl_version;
   int gl_major, gl_minor;
@@ -243,15 +248,16 @@ texmem_status texmem__gl_variant_add(texmem_gl_context *ctx, texmem__gl_prog *p,
 char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key);
 /* The shader's (link: program's) info log as the context's log. */
 void texmem__gl_info_log(texmem_gl_context *ctx, GLuint obj, bool link);
-/* program_batch.c: compiles the variants of n (program, key) pairs not yet
- * made, all compiles and links issued before any status is read. */
 /* Runs job(i, user) for every i < n, on the calling thread (ctx current)
- * and up to ctx->compile_threads - 1 others, each with a context of its own
- * sharing ctx's objects and finished (glFinish) before this returns; jobs
- * a thread cannot start are left to the others (program_threads.c).
- * Returns the number of threads that ran jobs. */
+ * and up to ctx->compile_threads - 1 others (1 for an adopted context),
+ * each with a context of its own sharing ctx's objects and finished
+ * (glFinish) before this returns; jobs a thread cannot start are left to
+ * the others (program_threads.c). Returns the number of threads that ran
+ * jobs. */
 size_t texmem__gl_run_shared(texmem_gl_context *ctx, size_t n,
                              void (*job)(size_t i, void *user), void *user);
+/* program_batch.c: compiles the variants of n (program, key) pairs not yet
+ * made, all compiles and links issued before any status is read. */
 texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *const *progs,
                                        const uint8_t (*keys)[TEXMEM__GL_MAX_IMAGES], size_t n,
                                        texmem_error *err);

@@ -79,8 +79,23 @@ static texmem_status collect(texmem_gl_context *ctx, texmem__gl_prog *const *pro
   return st;
 }
 
-/* A leader compiled and linked: one job of texmem__gl_run_shared, on any
- * thread with a context sharing the runtime's; no status read. */
+/* A leader's shader compiled, then its program linked; no status read.
+ * Any thread with a context sharing the runtime's may run them. */
+static void compile_shader(pending *e) {
+  e->sh = glCreateShader(GL_COMPUTE_SHADER);
+  const GLchar *srcs[] = {e->src};
+  glShaderSource(e->sh, 1, srcs, NULL);
+  glCompileShader(e->sh);
+}
+
+static void link_program(pending *e, bool cache) {
+  e->prog = glCreateProgram();
+  if (cache) glProgramParameteri(e->prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
+  glAttachShader(e->prog, e->sh);
+  glLinkProgram(e->prog);
+}
+
+/* One job of texmem__gl_run_shared: leader at[i] compiled and linked. */
 typedef struct jobs {
   pending *q;
   const size_t *at; /* the leaders to compile */
@@ -89,15 +104,8 @@ typedef struct jobs {
 
 static void compile_one(size_t i, void *user) {
   const jobs *j = user;
-  pending *e = &j->q[j->at[i]];
-  e->sh = glCreateShader(GL_COMPUTE_SHADER);
-  const GLchar *srcs[] = {e->src};
-  glShaderSource(e->sh, 1, srcs, NULL);
-  glCompileShader(e->sh);
-  e->prog = glCreateProgram();
-  if (j->cache) glProgramParameteri(e->prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
-  glAttachShader(e->prog, e->sh);
-  glLinkProgram(e->prog);
+  compile_shader(&j->q[j->at[i]]);
+  link_program(&j->q[j->at[i]], j->cache);
 }
 
 /* Issues the leaders' compiles and links; no status read. A leader the
@@ -122,20 +130,8 @@ static size_t issue(texmem_gl_context *ctx, pending *q, size_t m, size_t *at) {
   }
   jobs j = {.q = q, .at = at, .cache = cache};
   if (ctx->compile_threads > 1) return texmem__gl_run_shared(ctx, k, compile_one, &j);
-  for (size_t i = 0; i < k; i++) {
-    pending *e = &q[at[i]];
-    e->sh = glCreateShader(GL_COMPUTE_SHADER);
-    const GLchar *srcs[] = {e->src};
-    glShaderSource(e->sh, 1, srcs, NULL);
-    glCompileShader(e->sh);
-  }
-  for (size_t i = 0; i < k; i++) {
-    pending *e = &q[at[i]];
-    e->prog = glCreateProgram();
-    if (cache) glProgramParameteri(e->prog, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
-    glAttachShader(e->prog, e->sh);
-    glLinkProgram(e->prog);
-  }
+  for (size_t i = 0; i < k; i++) compile_shader(&q[at[i]]);
+  for (size_t i = 0; i < k; i++) link_program(&q[at[i]], cache);
   return 1;
 }
 

@@ -68,9 +68,10 @@ size_t texmem__gl_run_shared(texmem_gl_context *ctx, size_t n,
                              void (*job)(size_t i, void *user), void *user) {
   shared_run r = {.ctx = ctx, .n = n, .job = job, .user = user};
   atomic_init(&r.next, 0);
-  size_t extra = ctx->owned && ctx->compile_threads > 1 && n > 1 ? ctx->compile_threads - 1 : 0;
+  /* compile_threads is 1 for an adopted context (context.c). */
+  size_t extra = n > 1 ? ctx->compile_threads - 1 : 0;
   if (extra > n - 1) extra = n - 1;
-  pthread_t tid[15];
+  pthread_t tid[TEXMEM__GL_MAX_COMPILE_THREADS - 1];
   size_t started = 0;
   for (size_t k = 0; k < extra && k < sizeof tid / sizeof tid[0]; k++)
     if (!pthread_create(&tid[started], NULL, worker, &r)) started++;

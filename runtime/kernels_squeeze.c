@@ -154,7 +154,7 @@ texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *
   const uint32_t local[3] = {rn, 1, 1};
   snprintf(defs + len, sizeof defs - len,
            "#define TM_RN %u\n#define TM_SQ_PART %u\n#define TM_SQ_P0 %u\n#define TM_SQ_P1 %u\n", rn,
-           4 * SQ_GROUP, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);
+           TEXMEM__KU_REDUCE_GROUP_MAX, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);
   if ((s = texmem__conv_program(env, model, op, "op_squeeze.comp", defs, local, out, err)))
     return s;
   out->groups[0] = x->b;

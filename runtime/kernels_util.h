@@ -128,9 +128,10 @@ static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const 
 /* Work groups of op_reduce_hw.comp: at least 128 invocations, the least
  * every GLES 3.1 driver runs in one group. */
 #define TEXMEM__KU_REDUCE_GROUP 128u
-/* The most invocations a plane's reduction takes (op_squeeze.comp's shared
- * array of 4 x 128 vec4 holds a partial each). */
-#define TEXMEM__KU_REDUCE_GROUP_MAX 512u
+/* The most invocations a plane's reduction takes: op_squeeze.comp's shared
+ * array (4 partials for each of the least group's invocations, its
+ * convolutions' parts) holds one for each. */
+#define TEXMEM__KU_REDUCE_GROUP_MAX (4u * TEXMEM__KU_REDUCE_GROUP)
 
 /* Invocations that reduce a plane of n texels (op_reduce_hw.comp, and
  * op_squeeze.comp's pool, which keeps its order): one work group folds a
