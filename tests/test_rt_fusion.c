@@ -1501,6 +1501,7 @@ typedef struct sq_case {
   size_t fused;           /* operators fused, besides the output's copy */
   bool tail;              /* a MUL and an ADD of constants after the second, not its LOGISTIC */
   int add;                /* the pool's input an ADD of two inputs (2: also a graph output) */
+  float scale;            /* the pool's input x times this scalar first (0: not) */
 } sq_case;
 
 /* Squeeze-and-excitation's squeeze (a global pool, a 1x1 convolution and
@@ -1518,6 +1519,11 @@ static void check_squeeze(const sq_case *sq) {
            sq->pool == 2 ? TEXMEM_ACT_NONE : TEXMEM_ACT_RELU6);
     if (sq->add == 2) rt_mb_output(&b, x);
   }
+  if (sq->scale != 0.0f) {
+    const int32_t one = 1;
+    x = ew(&b, TEXMEM_OP_MUL, x, constant(&b, 1, &one, sq->scale, sq->scale), false,
+           TEXMEM_ACT_NONE);
+  }
   int32_t p = global_pool(&b, x, sq->pool, sq->pact), t = p;
   if (sq->mid) {
     t = conv(&b, t, 1, 1, sq->mid, 0, sq->act1);
@@ -1534,9 +1540,9 @@ static void check_squeeze(const sq_case *sq) {
   if (sq->read) rt_mb_output(&b, sq->read == 1 ? p : t);
   char what[160];
   snprintf(what, sizeof what, "squeeze %dx%dx%dx%d pool %d -> %d (%s) -> %d, split %u, read %d, "
-           "add %d", sq->batch, sq->h, sq->w, sq->c, sq->pool, sq->mid,
+           "add %d, x %g", sq->batch, sq->h, sq->w, sq->c, sq->pool, sq->mid,
            sq->unary != TEXMEM_OP_ADD ? texmem_op_type_name(sq->unary) : "-", sq->cout, sq->split,
-           sq->read, sq->add);
+           sq->read, sq->add, (double)sq->scale);
   g_tiled_only = true;
   g_split = sq->split;
   finish(&b, s, COPY + sq->fused, what);
@@ -1548,24 +1554,42 @@ Test(rt_fusion, squeeze_folded) {
   const texmem_op_type R = TEXMEM_OP_RELU, H = TEXMEM_OP_HARD_SWISH, N = TEXMEM_OP_ADD;
   const texmem_activation A0 = TEXMEM_ACT_NONE, A6 = TEXMEM_ACT_RELU6, AT = TEXMEM_ACT_TANH;
   const sq_case cases[] = {
-      {1, 16, 16, 96, 24, 96, 0, A0, A0, R, 0, 0, 4, false, 0},  /* the selfie models' blocks */
-      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 4, false, 0},     /* batch 2, padded lanes, max */
-      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3, false, 0},     /* MEAN, no unary operator */
-      {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2, false, 0},  /* one convolution */
-      {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4, false, 0},   /* 1320 texels a slice */
-      {1, 64, 64, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, false, 0},   /* a pool of 256 invocations */
-      {1, 100, 90, 24, 8, 24, 1, A0, A0, R, 0, 0, 5, false, 1},  /* of 512, under an ADD */
-      {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4, false, 0}, /* 128 (group, part) pairs */
-      {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4, false, 0},   /* 16 parts, most idle */
-      {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4, false, 0},    /* one part */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 1, 2, false, 0},     /* not folded */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 2, 3, false, 0},     /* the pool into the first */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, N, 0, 2, 2, false, 0},
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, true, 0},      /* two fused stages */
-      {1, 16, 16, 24, 24, 24, 0, A0, A0, R, 0, 0, 5, false, 1},  /* an ADD (RELU6) under the pool */
-      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 5, false, 1},     /* a max pool, batch 2 */
-      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 4, false, 1},     /* under a MEAN, no activation */
-      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, false, 2},     /* not: read twice */
+      {1, 16, 16, 96, 24, 96, 0, A0, A0, R, 0, 0, 4, false, 0, 0},  /* the selfie models' blocks */
+      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 4, false, 0, 0},     /* batch 2, padded lanes, max */
+      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 3, false, 0, 0},     /* MEAN, no unary operator */
+      {1, 16, 16, 32, 0, 128, 0, AT, A0, N, 0, 0, 2, false, 0, 0},  /* one convolution */
+      {1, 40, 33, 16, 8, 16, 0, A0, AT, R, 0, 0, 4, false, 0, 0},   /* 1320 texels a slice */
+      {1, 64, 64, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, false, 0, 0},   /* a pool of 256 invocations */
+      {1, 100, 90, 24, 8, 24, 1, A0, A0, R, 0, 0, 5, false, 1, 0},  /* of 512, under an ADD */
+      {1, 3, 4, 512, 128, 128, 1, A0, A0, R, 0, 0, 4, false, 0, 0}, /* 128 (group, part) pairs */
+      {2, 6, 6, 40, 12, 40, 0, A0, A0, R, 16, 0, 4, false, 0, 0},   /* 16 parts, most idle */
+      {1, 6, 6, 40, 12, 40, 0, A0, A0, R, 1, 0, 4, false, 0, 0},    /* one part */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 1, 2, false, 0, 0},     /* not folded */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 2, 3, false, 0, 0},     /* the pool into the first */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, N, 0, 2, 2, false, 0, 0},
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, true, 0, 0},      /* two fused stages */
+      {1, 16, 16, 24, 24, 24, 0, A0, A0, R, 0, 0, 5, false, 1, 0},  /* an ADD (RELU6) under it */
+      {2, 5, 7, 13, 5, 13, 1, A6, A6, H, 0, 0, 5, false, 1, 0},     /* a max pool, batch 2 */
+      {1, 9, 7, 24, 8, 24, 2, A0, A0, N, 0, 0, 4, false, 1, 0},     /* under a MEAN, no act. */
+      {1, 6, 6, 16, 8, 16, 0, A0, A0, R, 0, 0, 4, false, 2, 0},     /* not: read twice */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
+}
+
+/* The squeeze's pool must sum in op_reduce_hw.comp's order, invocation
+ * count included: the unfused run pools there. In the cases above a
+ * plane's mean carries a rounding error far below the biases' ulps, so a
+ * squeeze pooling with half or twice the reduction's invocations still
+ * passed some of them. Here the pool's input is x times 100 and there are
+ * 48-64 channels: with that mutation 24-42 of each case's outputs differ
+ * in their last bits (fp32; planes of 128, 256 and 512 invocations). */
+Test(rt_fusion, squeeze_sums_in_the_reduction_order) {
+  const texmem_op_type R = TEXMEM_OP_RELU, N = TEXMEM_OP_ADD;
+  const texmem_activation A0 = TEXMEM_ACT_NONE;
+  const sq_case cases[] = {
+      {1, 40, 33, 64, 16, 64, 0, A0, A0, R, 0, 0, 4, false, 0, 100.0f},
+      {1, 64, 64, 64, 16, 64, 0, A0, A0, R, 0, 0, 4, false, 0, 100.0f},
+      {1, 100, 90, 48, 16, 48, 2, A0, A0, N, 0, 0, 3, false, 0, 100.0f},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
 }
