@@ -102,20 +102,21 @@ def compare(path, after):
 def compile_table(path):
     """Programs compiled (and loaded from texmem's program cache) and
     seconds spent creating the five runtimes, in their first runs and
-    compiling, and the default plan's latency, per model, precision and
-    process."""
+    compiling (on how many threads), and the default plan's latency, per
+    model, precision and process."""
     print("\n%s (seconds):\n" % path)
-    print("| model | precision | programs | loaded | compiling | creating | first runs | ms default |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| model | precision | programs | loaded | threads | compiling | creating | first runs"
+          " | ms default |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for p in ("fp16", "fp32"):
         for name, reps in sorted(load([path], p).items()):
             for r in reps:  # each process: the program cache's second loads
                 if "compile_ms" not in r:
                     continue
                 first = r.get("first_run_ms")  # builds before f55e5d1 lack it
-                print("| %s | %s | %d | %s | %.1f | %.1f | %s | %.3f |" % (
+                print("| %s | %s | %d | %s | %s | %.1f | %.1f | %s | %.3f |" % (
                     name, p, r["programs_compiled"], r.get("programs_loaded", "-"),
-                    r["compile_ms"] / 1e3, r["create_ms"] / 1e3,
+                    r.get("compile_threads", 1), r["compile_ms"] / 1e3, r["create_ms"] / 1e3,
                     "-" if first is None else "%.1f" % (first / 1e3),
                     r["latency_ms"]["planned"]))
 
