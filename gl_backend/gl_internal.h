@@ -182,7 +182,7 @@ void texmem__gl_timer_hide(texmem_gl_context *ctx);
 void texmem__gl_timer_fake_disjoint(texmem_gl_context *ctx, uint32_t n);
 void texmem__gl_memory_inject(texmem_gl_context *ctx, texmem__gl_memory_fn fn, void *user);
 
-/* Drains glGetError; if any error was pending returns GL_OUT_OF_MEMORY or
+/* gl_call.c: drains glGetError; if any error was pending returns GL_OUT_OF_MEMORY or
  * GL_ERROR naming `call` and the error, else OK. */
 texmem_status texmem__gl_check(texmem_error *err, const char *call);
 const char *texmem__gl_error_name(GLenum e);
@@ -238,16 +238,29 @@ void texmem__gl_programs_free_all(texmem_gl_context *ctx);
 texmem_status texmem__gl_variant_key(const texmem_gl_context *ctx, const texmem__gl_prog *p,
                                      const texmem__gl_binding *images, uint8_t *key,
                                      texmem_error *err);
+/* program_batch.c: the variant of `key` the program holds, or NULL. */
 texmem__gl_variant *texmem__gl_variant_find(texmem__gl_prog *p, const uint8_t *key);
-/* Adds the variant of `key` holding one reference to `prog` (released on
- * failure); *out may be NULL. */
-texmem_status texmem__gl_variant_add(texmem_gl_context *ctx, texmem__gl_prog *p,
-                                     const uint8_t *key, GLuint prog, texmem__gl_variant **out,
-                                     texmem_error *err);
+/* program_source.c: */
+/* Variant key byte: target (0 2D, 1 2D_ARRAY, 2 3D, 3 buffer) | format << 2
+ * (1: RGBA16F) | slot << 3 for buffers: the first binding of the dispatch
+ * on the same buffer (arena tensors share one SSBO binding). */
+enum {
+  TEXMEM__GL_KEY_2D = 0,
+  TEXMEM__GL_KEY_ARRAY = 1,
+  TEXMEM__GL_KEY_3D = 2,
+  TEXMEM__GL_KEY_BUFFER = 3
+};
+#define TEXMEM__GL_KEY_TARGET(k) ((k)&3)
+#define TEXMEM__GL_KEY_HALF(k) (((k) >> 2) & 1)
+#define TEXMEM__GL_KEY_SLOT(k) ((k) >> 3)
+
+/* The key byte of a binding of t; slot: its buffer slot. */
+uint8_t texmem__gl_key_of(const texmem__gl_tex *t, size_t slot);
+/* SSBO binding of buffer slot `slot` (a binding index): after the
+ * program's own buffers, one per distinct slot in binding order. */
+size_t texmem__gl_slot_binding(const texmem__gl_prog *p, const uint8_t *key, size_t slot);
 /* The complete source of a variant (malloc'd; NULL: out of memory). */
 char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key);
-/* The shader's (link: program's) info log as the context's log. */
-void texmem__gl_info_log(texmem_gl_context *ctx, GLuint obj, bool link);
 /* Runs job(i, user) for every i < n, on the calling thread (ctx current)
  * and up to ctx->compile_threads - 1 others (1 for an adopted context),
  * each with a context of its own sharing ctx's objects and finished
@@ -282,7 +295,7 @@ void texmem__gl_cache_key(const texmem_gl_context *ctx, const char *source, uint
 bool texmem__gl_cache_load(texmem_gl_context *ctx, const uint8_t key[16], GLuint prog);
 void texmem__gl_cache_store(texmem_gl_context *ctx, const uint8_t key[16], GLuint prog);
 
-/* Issues a memory barrier and starts a new epoch. */
+/* gl_call.c: issues a memory barrier and starts a new epoch. */
 void texmem__gl_barrier(texmem_gl_context *ctx, GLbitfield bits);
 
 /* Writes / reads logical (z, y, x, rgba) fp32 data of a region starting at
@@ -296,8 +309,8 @@ texmem_status texmem__gl_read(texmem_gl_context *ctx, texmem__gl_tex *t,
                               const uint64_t shape[3], uint64_t linear_width, uint64_t base_row,
                               bool ranged, float *data, texmem_error *err);
 
-/* The backend's own embedded shaders (gl_backend/shaders/) by file name;
- * NULL if none. */
+/* program_source.c: the backend's own embedded shaders
+ * (gl_backend/shaders/) by file name; NULL if none. */
 const char *texmem__gl_shader_source(const char *file_name);
 
 #endif

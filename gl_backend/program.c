@@ -1,67 +1,13 @@
-/* Compute programs: the tensor accessor and bindings are generated in
- * front of the shader body; one GL program per variant (image type and
- * format of each binding), compiled on first use and cached. Variants of
- * the same source, in any program of the context, share one linked
- * program (program_share.c). */
-#include <stdarg.h>
+/* Compute programs: made, destroyed and run. One GL program per variant
+ * (image type and format of each binding; source in program_source.c),
+ * compiled in batches (program_batch.c) at creation or on first use and
+ * kept. Variants of the same source, in any program of the context, share
+ * one linked program (program_share.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gl_internal.h"
-
-typedef struct texmem__shader_file {
-  const char *name;
-  const char *source;
-} texmem__shader_file;
-extern const texmem__shader_file texmem__gl_shader_files[];
-
-const char *texmem__gl_shader_source(const char *file_name) {
-  if (!file_name) return NULL;
-  for (const texmem__shader_file *f = texmem__gl_shader_files; f->name; f++)
-    if (!strcmp(f->name, file_name)) return f->source;
-  return NULL;
-}
-
-/* ---- growable string ---- */
-typedef struct sbuf {
-  char *s;
-  size_t len, cap;
-  bool oom;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  if (b->oom) return;
-  for (;;) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-      b->oom = true;
-      return;
-    }
-    if (b->s && b->len + (size_t)n < b->cap) {
-      b->len += (size_t)n;
-      return;
-    }
-    size_t ncap = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-    char *s = realloc(b->s, ncap);
-    if (!s) {
-      b->oom = true;
-      return;
-    }
-    b->s = s;
-    b->cap = ncap;
-  }
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_printf(b, "%s", s); }
 
 /* ---- lookup ---- */
 texmem__gl_prog *texmem__gl_prog_get(const texmem_gl_context *ctx, texmem_gl_program p) {
@@ -77,182 +23,6 @@ static bool valid_name(const char *s) {
           *p == '_'))
       return false;
   return true;
-}
-
-/* Variant key byte: target (0 2D, 1 2D_ARRAY, 2 3D, 3 buffer) | format << 2
- * (1: RGBA16F) | slot << 3 for buffers: the first binding of the dispatch
- * on the same buffer (arena tensors share one SSBO binding). */
-enum { KEY_2D = 0, KEY_ARRAY = 1, KEY_3D = 2, KEY_BUFFER = 3 };
-#define KEY_TARGET(k) ((k)&3)
-#define KEY_HALF(k) (((k) >> 2) & 1)
-#define KEY_SLOT(k) ((k) >> 3)
-
-static uint8_t key_of(const texmem__gl_tex *t, size_t slot) {
-  uint8_t k = t->target == GL_TEXTURE_2D               ? KEY_2D
-              : t->target == GL_TEXTURE_3D             ? KEY_3D
-              : t->target == GL_SHADER_STORAGE_BUFFER  ? KEY_BUFFER
-                                                       : KEY_ARRAY;
-  k = (uint8_t)(k | (t->desc.format == TEXMEM_GL_RGBA16F ? 1 << 2 : 0));
-  return KEY_TARGET(k) == KEY_BUFFER ? (uint8_t)(k | slot << 3) : k;
-}
-
-/* SSBO binding of buffer slot `slot` (a binding index): after the
- * program's own buffers, one per distinct slot in binding order. */
-static size_t slot_binding(const texmem__gl_prog *p, const uint8_t *key, size_t slot) {
-  size_t b = p->n_buffers;
-  for (size_t j = 0; j < slot; j++)
-    if (KEY_TARGET(key[j]) == KEY_BUFFER && KEY_SLOT(key[j]) == j) b++;
-  return b;
-}
-
-/* Declares the SSBO of buffer slot i: read-only unless an output uses it. */
-static void buffer_slot_source(sbuf *b, const texmem__gl_prog *p, const uint8_t *key, size_t i) {
-  bool written = false;
-  for (size_t j = i; j < p->n_inputs + p->n_outputs; j++)
-    if (KEY_TARGET(key[j]) == KEY_BUFFER && KEY_SLOT(key[j]) == i && j >= p->n_inputs)
-      written = true;
-  sb_printf(b, "layout(std430, binding = %zu) %sbuffer tm_s_%zu { highp %s tm_sd_%zu[]; };\n",
-            slot_binding(p, key, i), written ? "" : "readonly ", i,
-            KEY_HALF(key[i]) ? "uvec2" : "vec4", i);
-}
-
-/* NAME_read / NAME_write of binding i on a buffer: texel tm_index of its
- * slot's array, binary16 pairs unpacked or rounded and packed. */
-static void buffer_access_source(sbuf *b, const char *nm, bool in, uint8_t key) {
-  size_t s = KEY_SLOT(key);
-  if (in && KEY_HALF(key))
-    sb_printf(b, "highp vec4 %s_read(highp ivec3 p) { highp uvec2 u = tm_sd_%zu[tm_index(p, tm_t_%s, "
-                 "tm_r_%s)]; return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }\n",
-              nm, s, nm, nm);
-  else if (in)
-    sb_printf(b, "highp vec4 %s_read(highp ivec3 p) { return tm_sd_%zu[tm_index(p, tm_t_%s, tm_r_%s)]; }\n",
-              nm, s, nm, nm);
-  else if (KEY_HALF(key))
-    sb_printf(b, "void %s_write(highp ivec3 p, highp vec4 v) { highp vec4 h = tm_half_rne(v); "
-                 "tm_sd_%zu[tm_index(p, tm_t_%s, tm_r_%s)] = uvec2(packHalf2x16(h.xy), "
-                 "packHalf2x16(h.zw)); }\n",
-              nm, s, nm, nm);
-  else
-    sb_printf(b, "void %s_write(highp ivec3 p, highp vec4 v) { tm_sd_%zu[tm_index(p, tm_t_%s, tm_r_%s)] = v; }\n",
-              nm, s, nm, nm);
-}
-
-/* An image binding's uniform block, declaration and accessors. */
-static void image_source(sbuf *b, const texmem__gl_prog *p, const uint8_t *key, size_t i) {
-  const char *nm = p->images[i];
-  bool in = i < p->n_inputs;
-  int tgt = KEY_TARGET(key[i]);
-  sb_printf(b,
-            "uniform highp ivec4 tm_t_%s;\n"
-            "uniform highp int tm_r_%s;\n"
-            "highp ivec3 %s_shape() { return tm_t_%s.xyz; }\n"
-            "bool %s_inside(highp ivec3 p) { return tm_inside(p, tm_t_%s); }\n",
-            nm, nm, nm, nm, nm, nm);
-  if (tgt == KEY_BUFFER) {
-    if (KEY_SLOT(key[i]) == i) buffer_slot_source(b, p, key, i);
-    buffer_access_source(b, nm, in, key[i]);
-    return;
-  }
-  const char *type = tgt == KEY_2D ? "image2D" : tgt == KEY_3D ? "image3D" : "image2DArray";
-  const char *coord = tgt == KEY_2D ? "tm_coord2" : "tm_coord3";
-  sb_printf(b, "layout(binding = %zu, %s) %s uniform highp %s tm_img_%s;\n", i,
-            KEY_HALF(key[i]) ? "rgba16f" : "rgba32f", in ? "readonly" : "writeonly", type, nm);
-  if (in)
-    sb_printf(b, "highp vec4 %s_read(highp ivec3 p) { return imageLoad(tm_img_%s, %s(p, tm_t_%s, tm_r_%s)); }\n",
-              nm, nm, coord, nm, nm);
-  else /* fp16: round to nearest here, the store's own conversion truncates */
-    sb_printf(b, "void %s_write(highp ivec3 p, highp vec4 v) { imageStore(tm_img_%s, %s(p, tm_t_%s, tm_r_%s), %s); }\n",
-              nm, nm, coord, nm, nm, KEY_HALF(key[i]) ? "tm_half_rne(v)" : "v");
-}
-
-char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key) {
-  sbuf b = {0};
-  sb_puts(&b,
-          "#version 310 es\n"
-          "precision highp float;\nprecision highp int;\n"
-          "precision highp image2D;\nprecision highp image2DArray;\nprecision highp image3D;\n");
-  sb_printf(&b, "layout(local_size_x = %u, local_size_y = %u, local_size_z = %u) in;\n",
-            p->local[0], p->local[1], p->local[2]);
-  sb_puts(&b, texmem__gl_shader_source("tensor.glsl"));
-  for (size_t i = 0; i < p->n_inputs + p->n_outputs; i++) image_source(&b, p, key, i);
-  for (size_t i = 0; i < p->n_buffers; i++) {
-    const char *nm = p->buffers[i];
-    if (p->writable_buffers)
-      sb_printf(&b, "layout(std430, binding = %zu) writeonly buffer tm_b_%s { highp vec4 %s[]; };\n",
-                i, nm, nm);
-    else if (p->half_buffers >> i & 1u)
-      sb_printf(&b,
-                "layout(std430, binding = %zu) readonly buffer tm_b_%s { highp uvec2 tm_h_%s[]; };\n"
-                "highp vec4 %s_at(highp int i) { highp uvec2 u = tm_h_%s[i]; "
-                "return vec4(unpackHalf2x16(u.x), unpackHalf2x16(u.y)); }\n",
-                i, nm, nm, nm, nm);
-    else
-      sb_printf(&b,
-                "layout(std430, binding = %zu) readonly buffer tm_b_%s { highp vec4 %s[]; };\n"
-                "highp vec4 %s_at(highp int i) { return %s[i]; }\n",
-                i, nm, nm, nm, nm);
-  }
-  sb_puts(&b, "#line 1\n");
-  sb_puts(&b, p->source);
-  sb_puts(&b, "\n");
-  if (b.oom) {
-    free(b.s);
-    return NULL;
-  }
-  return b.s;
-}
-
-static void set_log(texmem_gl_context *ctx, const char *log) {
-  free(ctx->log);
-  ctx->log = texmem__strdup(log ? log : "");
-}
-
-/* The shader's or program's info log as ctx's log. */
-void texmem__gl_info_log(texmem_gl_context *ctx, GLuint obj, bool link) {
-  GLint len = 0;
-  if (link) glGetProgramiv(obj, GL_INFO_LOG_LENGTH, &len);
-  else glGetShaderiv(obj, GL_INFO_LOG_LENGTH, &len);
-  char *log = malloc(len > 0 ? (size_t)len + 1 : 1);
-  if (log) {
-    log[0] = 0;
-    if (len > 0 && link) glGetProgramInfoLog(obj, len, NULL, log);
-    else if (len > 0) glGetShaderInfoLog(obj, len, NULL, log);
-    set_log(ctx, log);
-    free(log);
-  }
-}
-
-texmem__gl_variant *texmem__gl_variant_find(texmem__gl_prog *p, const uint8_t *key) {
-  for (size_t i = 0; i < p->n_variants; i++)
-    if (!memcmp(p->variants[i].key, key, p->n_inputs + p->n_outputs)) return &p->variants[i];
-  return NULL;
-}
-
-texmem_status texmem__gl_variant_add(texmem_gl_context *ctx, texmem__gl_prog *p,
-                                     const uint8_t *key, GLuint prog, texmem__gl_variant **out,
-                                     texmem_error *err) {
-  size_t n_img = p->n_inputs + p->n_outputs;
-  void *grown = texmem__grow(p->variants, &p->cap_variants, p->n_variants + 1,
-                             sizeof *p->variants);
-  if (!grown) {
-    texmem__gl_shared_release(ctx, prog);
-    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
-  }
-  p->variants = grown;
-  texmem__gl_variant *v = &p->variants[p->n_variants++];
-  memset(v, 0, sizeof *v);
-  memcpy(v->key, key, n_img);
-  v->program = prog;
-  for (size_t i = 0; i < n_img; i++) {
-    char u[80];
-    snprintf(u, sizeof u, "tm_t_%s", p->images[i]);
-    v->tensor_loc[i] = glGetUniformLocation(prog, u);
-    snprintf(u, sizeof u, "tm_r_%s", p->images[i]);
-    v->row_loc[i] = glGetUniformLocation(prog, u);
-  }
-  set_log(ctx, "");
-  if (out) *out = v;
-  return TEXMEM_STATUS_OK;
 }
 
 /* The cached variant for the bindings, else made now: a batch of one
@@ -360,7 +130,7 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
   }
   /* Default variant now: fp32 2-D arrays everywhere; shows errors early. */
   uint8_t key[TEXMEM__GL_MAX_IMAGES];
-  memset(key, KEY_ARRAY, sizeof key);
+  memset(key, TEXMEM__GL_KEY_ARRAY, sizeof key);
   texmem__gl_variant *v;
   texmem_status st = get_variant(ctx, &tmp, key, &v, err);
   if (st) {
@@ -461,9 +231,9 @@ texmem_status texmem__gl_variant_key(const texmem_gl_context *ctx, const texmem_
                           p->images[i]);
     size_t slot = 0; /* buffers: the first binding of the same one */
     while (images[slot].tex != images[i].tex) slot++;
-    key[i] = key_of(images[i].tex, slot);
+    key[i] = texmem__gl_key_of(images[i].tex, slot);
   }
-  size_t ssbos = slot_binding(p, key, n_img);
+  size_t ssbos = texmem__gl_slot_binding(p, key, n_img);
   if ((int64_t)ssbos > ctx->limits.max_compute_ssbos)
     return texmem__fail(err, TEXMEM_STATUS_UNSUPPORTED,
                         "program %s: %zu storage buffers exceed the limit %lld", p->name, ssbos,
@@ -520,12 +290,12 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
   for (size_t i = 0; i < n_img; i++) {
     const texmem__gl_tex *t = images[i].tex;
     bool in = i < p->n_inputs;
-    if (KEY_TARGET(key[i]) != KEY_BUFFER) {
+    if (TEXMEM__GL_KEY_TARGET(key[i]) != TEXMEM__GL_KEY_BUFFER) {
       glBindImageTexture((GLuint)i, t->name, 0, t->target == GL_TEXTURE_2D ? GL_FALSE : GL_TRUE,
                          0, in ? GL_READ_ONLY : GL_WRITE_ONLY, t->internal_format);
       ctx->counters.binds++;
-    } else if (KEY_SLOT(key[i]) == i) {
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)slot_binding(p, key, i), t->name);
+    } else if (TEXMEM__GL_KEY_SLOT(key[i]) == i) {
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, (GLuint)texmem__gl_slot_binding(p, key, i), t->name);
       ctx->counters.binds++;
     }
     if (v->tensor_loc[i] >= 0)

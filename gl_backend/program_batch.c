@@ -24,11 +24,67 @@
  * first is the leader, the others follow it. The first failure is the
  * status returned, with its info log; every entry before it that compiled
  * is kept, the rest are dropped, so a dispatch can still compile them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "gl_internal.h"
+
+/* ---- a program's variants ---- */
+static void set_log(texmem_gl_context *ctx, const char *log) {
+  free(ctx->log);
+  ctx->log = texmem__strdup(log ? log : "");
+}
+
+/* The shader's or program's info log as ctx's log. */
+static void info_log(texmem_gl_context *ctx, GLuint obj, bool link) {
+  GLint len = 0;
+  if (link) glGetProgramiv(obj, GL_INFO_LOG_LENGTH, &len);
+  else glGetShaderiv(obj, GL_INFO_LOG_LENGTH, &len);
+  char *log = malloc(len > 0 ? (size_t)len + 1 : 1);
+  if (log) {
+    log[0] = 0;
+    if (len > 0 && link) glGetProgramInfoLog(obj, len, NULL, log);
+    else if (len > 0) glGetShaderInfoLog(obj, len, NULL, log);
+    set_log(ctx, log);
+    free(log);
+  }
+}
+
+texmem__gl_variant *texmem__gl_variant_find(texmem__gl_prog *p, const uint8_t *key) {
+  for (size_t i = 0; i < p->n_variants; i++)
+    if (!memcmp(p->variants[i].key, key, p->n_inputs + p->n_outputs)) return &p->variants[i];
+  return NULL;
+}
+
+/* Adds the variant of `key` holding one reference to `prog` (released on
+ * failure); *out may be NULL. */
+static texmem_status variant_add(texmem_gl_context *ctx, texmem__gl_prog *p, const uint8_t *key,
+                                 GLuint prog, texmem__gl_variant **out, texmem_error *err) {
+  size_t n_img = p->n_inputs + p->n_outputs;
+  void *grown = texmem__grow(p->variants, &p->cap_variants, p->n_variants + 1,
+                             sizeof *p->variants);
+  if (!grown) {
+    texmem__gl_shared_release(ctx, prog);
+    return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
+  }
+  p->variants = grown;
+  texmem__gl_variant *v = &p->variants[p->n_variants++];
+  memset(v, 0, sizeof *v);
+  memcpy(v->key, key, n_img);
+  v->program = prog;
+  for (size_t i = 0; i < n_img; i++) {
+    char u[80];
+    snprintf(u, sizeof u, "tm_t_%s", p->images[i]);
+    v->tensor_loc[i] = glGetUniformLocation(prog, u);
+    snprintf(u, sizeof u, "tm_r_%s", p->images[i]);
+    v->row_loc[i] = glGetUniformLocation(prog, u);
+  }
+  set_log(ctx, "");
+  if (out) *out = v;
+  return TEXMEM_STATUS_OK;
+}
 
 typedef struct pending {
   texmem__gl_prog *p;
@@ -154,13 +210,13 @@ static texmem_status settle(texmem_gl_context *ctx, pending *e, texmem_error *er
   GLint ok = 0;
   glGetShaderiv(e->sh, GL_COMPILE_STATUS, &ok);
   if (!ok) {
-    texmem__gl_info_log(ctx, e->sh, false);
+    info_log(ctx, e->sh, false);
     return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glCompileShader(%s): %s",
                         e->p->name, ctx->log ? ctx->log : "(no log: out of memory)");
   }
   glGetProgramiv(e->prog, GL_LINK_STATUS, &ok);
   if (!ok) {
-    texmem__gl_info_log(ctx, e->prog, true);
+    info_log(ctx, e->prog, true);
     return texmem__fail(err, TEXMEM_STATUS_SHADER_COMPILE, "glLinkProgram(%s): %s", e->p->name,
                         ctx->log ? ctx->log : "(no log: out of memory)");
   }
@@ -210,7 +266,7 @@ texmem_status texmem__gl_compile_batch(texmem_gl_context *ctx, texmem__gl_prog *
   if (!st) st = follow(ctx, q, m, err);
   /* Each entry's variant takes its reference (released on failure). */
   for (size_t i = 0; i < m && !st; i++) {
-    st = texmem__gl_variant_add(ctx, q[i].p, q[i].key, q[i].held, NULL, err);
+    st = variant_add(ctx, q[i].p, q[i].key, q[i].held, NULL, err);
     q[i].held = 0;
   }
   for (size_t i = 0; i < m; i++) {
