@@ -64,8 +64,8 @@ enum {
 
 /* ---- operators (tflite_options.c) ---- */
 
-/* The reader's state (tflite_reader.c), which option parsers reach
- * through texmem__tfl_const_ints. */
+/* The reader's state (tflite_reader.h), which option parsers reach only
+ * through texmem__tfl_const_ints (tflite_constants.c). */
 typedef struct texmem__tfl_reader texmem__tfl_reader;
 typedef struct texmem__opt_args texmem__opt_args;
 

@@ -7,8 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tflite.h"
-#include "tflite_file.h"
+#include "tflite_reader.h"
 
 /* No legitimate tensor here comes near this many elements; refusing larger
  * shapes keeps every later size computation far from overflow. */
@@ -21,43 +20,8 @@
 #define LOAD_BUDGET_FACTOR 8
 #define LOAD_BUDGET_SLACK ((size_t)16 << 20)
 
-typedef struct raw_tensor {
-  const uint8_t *data; /* buffer bytes inside the file, NULL if none */
-  size_t size;
-  bool sparse;
-  texmem__fb_table sparsity;
-} raw_tensor;
-
-struct texmem__tfl_reader {
-  texmem__tfl_file file;
-  texmem__tfl_subgraph sg; /* subgraph 0 */
-  texmem_error *err;
-  texmem_model *m;
-  raw_tensor *raw;
-  uint8_t *dynamic; /* per tensor: bit d = dimension d is -1 in shape_signature */
-  size_t budget, used; /* load budget and bytes allocated so far (cumulative) */
-  const texmem_model_load_desc *desc;
-};
 typedef texmem__tfl_reader reader;
-
-/* Counts `bytes` about to be allocated for tensor `ti` (-1: tables) against
- * the load budget; past it, BAD_MODEL naming the tensor. */
-static texmem_status charge(reader *r, int32_t ti, size_t bytes) {
-  if (bytes <= r->budget - r->used) {
-    r->used += bytes;
-    return TEXMEM_STATUS_OK;
-  }
-  if (ti < 0)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                        "model tables need %zu bytes, past the load budget of %zu bytes (%zu used; "
-                        "texmem_model_load_desc.max_load_bytes)",
-                        bytes, r->budget, r->used);
-  const texmem_tensor *t = (size_t)ti < r->m->n_tensors ? &r->m->tensors[ti] : NULL;
-  return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL,
-                      "tensor %d ('%s'): its data needs %zu bytes, past the load budget of %zu bytes "
-                      "(%zu used; texmem_model_load_desc.max_load_bytes)",
-                      (int)ti, t ? t->name : "", bytes, r->budget, r->used);
-}
+typedef texmem__tfl_raw raw_tensor;
 
 static bool map_type(uint8_t t, texmem_dtype *out) {
   switch (t) {
@@ -192,7 +156,7 @@ static texmem_status read_tensor(reader *r, uint32_t i) {
    * is "" (static, as for no name: the model frees only non-empty names). */
   size_t name_len = strlen(tt.name);
   if (name_len) {
-    if ((s = charge(r, (int32_t)i, name_len + 1))) return s;
+    if ((s = texmem__tfl_charge(r, (int32_t)i, name_len + 1))) return s;
     char *copy = malloc(name_len + 1);
     if (!copy) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "no memory for tensor names");
     memcpy(copy, tt.name, name_len + 1);
@@ -204,7 +168,7 @@ static texmem_status read_tensor(reader *r, uint32_t i) {
 /* Tensor indices of v, malloc'd into *out (charged to the load budget). */
 static texmem_status copy_indices(reader *r, const texmem__fb_vec *v, bool allow_absent, const char *where,
                                   const char *what, int32_t **out) {
-  texmem_status s = charge(r, -1, (size_t)v->len * sizeof **out + 1);
+  texmem_status s = texmem__tfl_charge(r, -1, (size_t)v->len * sizeof **out + 1);
   if (s) return s;
   *out = malloc((size_t)v->len * sizeof **out + 1);
   if (!*out) return texmem__fail(r->err, TEXMEM_STATUS_OUT_OF_MEMORY, "%s: no memory", where);
@@ -218,77 +182,6 @@ static texmem_status read_io(reader *r, const texmem__fb_vec *v, const char *wha
   if (s) return s;
   *n = v->len;
   for (uint32_t i = 0; i < v->len; i++) r->m->tensors[(*out)[i]].flags |= flag;
-  return TEXMEM_STATUS_OK;
-}
-
-/* ---- constant data ---- */
-
-/* Dense bytes of a constant in its current type (folded data or the file's),
- * densifying sparse file data into *owned. */
-static texmem_status const_bytes(reader *r, int32_t ti, const uint8_t **data, size_t *size,
-                                 void **owned) {
-  texmem_tensor *t = &r->m->tensors[ti];
-  raw_tensor *raw = &r->raw[ti];
-  *owned = NULL;
-  if (t->data) {
-    *data = t->data;
-    *size = t->data_size;
-    return TEXMEM_STATUS_OK;
-  }
-  if (!raw->data) {
-    *data = NULL;
-    *size = 0;
-    return TEXMEM_STATUS_OK;
-  }
-  if (!raw->sparse) {
-    *data = raw->data;
-    *size = raw->size;
-    return TEXMEM_STATUS_OK;
-  }
-  size_t esize = texmem_dtype_size(t->type);
-  uint64_t count;
-  if (!texmem__shape_elements(t->rank, t->shape, &count) || count > SIZE_MAX / esize)
-    return texmem__fail(r->err, TEXMEM_STATUS_BAD_MODEL, "tensor %d ('%s'): dense size too large", (int)ti,
-                        t->name);
-  texmem_status s = charge(r, ti, (size_t)count * esize);
-  if (s) return s;
-  s = texmem__tflite_densify(t, (size_t)ti, &raw->sparsity, raw->data, raw->size / esize, esize,
-                             (size_t)count * esize, owned, size, r->err);
-  if (s) return s;
-  *data = *owned;
-  return TEXMEM_STATUS_OK;
-}
-
-/* Integer values of a small constant input (int32 or int64). */
-texmem_status texmem__tfl_const_ints(reader *r, unsigned k, const char *opname, const char *what,
-                                     int32_t ti, int64_t *vals, size_t max, size_t *n) {
-  texmem_tensor *t = &r->m->tensors[ti];
-  if (!(t->flags & TEXMEM_TENSOR_CONSTANT) ||
-      (t->type != TEXMEM_DTYPE_INT32 && t->type != TEXMEM_DTYPE_INT64))
-    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP,
-                        "operator %u (%s): %s (tensor %d) must be a constant int32/int64 tensor", k,
-                        opname, what, (int)ti);
-  const uint8_t *data;
-  size_t size;
-  void *owned;
-  texmem_status s = const_bytes(r, ti, &data, &size, &owned);
-  if (s) return s;
-  size_t esize = texmem_dtype_size(t->type);
-  size_t count = size / esize;
-  if (count > max) {
-    free(owned);
-    return texmem__fail(r->err, TEXMEM_STATUS_UNSUPPORTED_OP, "operator %u (%s): %s has %zu values, at most %zu",
-                        k, opname, what, count, max);
-  }
-  for (size_t i = 0; i < count; i++) {
-    if (esize == 4) {
-      vals[i] = (int32_t)texmem__fb_u32(data + 4 * i);
-    } else {
-      vals[i] = (int64_t)texmem__fb_u64(data + 8 * i);
-    }
-  }
-  *n = count;
-  free(owned);
   return TEXMEM_STATUS_OK;
 }
 
@@ -335,7 +228,7 @@ static texmem_status fold(reader *r, unsigned k, int32_t code, const int32_t *in
   const uint8_t *data;
   size_t size;
   void *owned;
-  texmem_status s = const_bytes(r, in[0], &data, &size, &owned);
+  texmem_status s = texmem__tfl_const_bytes(r, in[0], &data, &size, &owned);
   if (s) return s;
   if (size != n_src * texmem_dtype_size(src->type)) {
     free(owned);
@@ -345,7 +238,7 @@ static texmem_status fold(reader *r, unsigned k, int32_t code, const int32_t *in
   size_t rsize;
   /* fp16 -> fp32 takes twice the bytes; file data is copied. */
   bool convert = src->type == TEXMEM_DTYPE_FLOAT16 && dst->type == TEXMEM_DTYPE_FLOAT32;
-  if ((s = charge(r, out[0], convert ? size * 2 : owned ? 0 : size))) {
+  if ((s = texmem__tfl_charge(r, out[0], convert ? size * 2 : owned ? 0 : size))) {
     free(owned);
     return s;
   }
@@ -491,7 +384,7 @@ static texmem_status parse_options(reader *r, op_read *x) {
 /* A custom operator keeps its code and option bytes (copies). */
 static texmem_status keep_custom(reader *r, op_read *x) {
   size_t name_len = strlen(x->file.custom);
-  texmem_status s = charge(r, -1, name_len + 1 + x->opt_size);
+  texmem_status s = texmem__tfl_charge(r, -1, name_len + 1 + x->opt_size);
   if (s) return s;
   char *cname = malloc(name_len + 1);
   uint8_t *copt = malloc(x->opt_size ? x->opt_size : 1);
@@ -558,13 +451,13 @@ static texmem_status materialize(reader *r) {
       const uint8_t *data;
       size_t size;
       void *owned;
-      texmem_status s = const_bytes(r, ti, &data, &size, &owned);
+      texmem_status s = texmem__tfl_const_bytes(r, ti, &data, &size, &owned);
       if (s) return s;
       void *result;
       size_t rsize = size;
       /* Converted fp16 data takes twice its bytes; file data is copied. */
       size_t extra = t->type == TEXMEM_DTYPE_FLOAT16 ? size * 2 : owned ? 0 : size;
-      if ((s = charge(r, ti, extra))) {
+      if ((s = texmem__tfl_charge(r, ti, extra))) {
         free(owned);
         return s;
       }
@@ -612,7 +505,7 @@ static texmem_status read_model(reader *r) {
    * model's arrays (capacity up to twice the count), the per-tensor
    * scratch here, in materialize and in texmem__apply_input_shapes. */
   size_t nt = n_tensors ? n_tensors : 1, no = n_ops ? n_ops : 1;
-  if ((s = charge(r, -1, nt * (2 * sizeof(texmem_tensor) + sizeof(raw_tensor) + 1 + 2 * sizeof(bool)) +
+  if ((s = texmem__tfl_charge(r, -1, nt * (2 * sizeof(texmem_tensor) + sizeof(raw_tensor) + 1 + 2 * sizeof(bool)) +
                              no * 2 * sizeof(texmem_op))))
     return s;
   if ((s = texmem__model_reserve_tensors(r->m, nt, r->err)) || (s = texmem__model_reserve_ops(r->m, no, r->err)))
