@@ -52,7 +52,7 @@
 # the machine's start included), so what ran comes back. Writes JSON lines
 # to $OUT (or /tmp/out) for bench/gpu_table.py (--compare kernels.jsonl
 # unfused.jsonl for the kernels phase's tables, --compile warm.jsonl), and
-# at the end packs them with the logs into $OUT/session.tar.gz (a device
+# at the end packs them with the logs and clocks.csv into $OUT/session.tar.gz (a device
 # call returns at most 8 files): `tar xzf session.tar.gz` there first.
 cd "$(dirname "$0")/.."
 procs=${1:-3}; old=${2:-}; end=${DEADLINE_S:-480}
@@ -67,15 +67,28 @@ export __GL_SHADER_DISK_CACHE=1 __GL_SHADER_DISK_CACHE_PATH=/tmp/glcache
 export __GL_SHADER_DISK_CACHE_SKIP_CLEANUP=1; mkdir -p /tmp/glcache
 B=$PWD/.gpu/bin; O=${OUT:-/tmp/out}; mkdir -p "$O"; LOG=$O/run.log; : > "$LOG"
 models="builtin $(ls .gpu/models/*.tflite)"
-line() { # file model precision rc report
-  printf '{"model":"%s","precision":"%s","rc":%s,"report":%s}\n' "$2" "$3" "$4" \
-    "$( [ -s "$5" ] && tr -d '\n' < "$5" || echo null)" >> "$1"; }
+line() { # file model precision rc report start end (epoch s)
+  printf '{"model":"%s","precision":"%s","rc":%s,"t0":%s,"t1":%s,"report":%s}\n' "$2" "$3" "$4" \
+    "$6" "$7" "$( [ -s "$5" ] && tr -d '\n' < "$5" || echo null)" >> "$1"; }
 bench() { # out binary model precision args...
-  local out=$1 bin=$2 m=$3 p=$4 j; shift 4
+  local out=$1 bin=$2 m=$3 p=$4 j t0 rc; shift 4
   local name=builtin arg=$m; [ "$m" = builtin ] && arg= || name=$(basename "$m" .tflite)
-  j=$(mktemp)
+  j=$(mktemp); t0=$(date +%s.%N)
   timeout "${BENCH_TIMEOUT:-120}" "$bin" bench $arg --precision "$p" --json "$@" > "$j" 2>>"$LOG"
-  line "$out" "$name" "$p" $? "$j"; rm -f "$j"; }
+  rc=$?; line "$out" "$name" "$p" $rc "$j" "$t0" "$(date +%s.%N)"; rm -f "$j"; }
+# The GPU's clocks beside every process, 5 a second, for the whole call
+# (clocks.csv: epoch s, SM MHz, memory MHz, GPU utilization %, P-state,
+# W; bench/gpu_table.py --clocks clocks.csv X.jsonl joins them with each
+# process's t0..t1): a GPU left idle while a process compiled may run its
+# first timed runs at a fraction of its clock.
+if command -v nvidia-smi > /dev/null; then
+  (while :; do
+    printf '%s, %s\n' "$(date +%s.%N)" "$(nvidia-smi --query-gpu=clocks.sm,clocks.mem,utilization.gpu,pstate,power.draw \
+      --format=csv,noheader,nounits 2>/dev/null | head -1)"
+    sleep 0.2
+  done) > "$O/clocks.csv" 2>/dev/null &
+  SAMPLER=$!
+fi
 phase() { echo "== $1 at $(el) s" | tee -a "$LOG"; }
 PHASES=${PHASES:-warm cost threads cache bench alone profile tiles kernels tests}
 want() { case " $PHASES " in *" $1 "*) phase "$1";; *) return 1;; esac; }
@@ -171,6 +184,7 @@ if want tests; then
   grep -hE "^\[FAIL\]" /tmp/test_*.log >> "$O/tests.txt"; grep -v "rc=0$" "$O/tests.txt"
 fi
 phase done
+[ -n "${SAMPLER:-}" ] && kill "$SAMPLER" 2>/dev/null
 wc -l "$O"/*.jsonl
 # A device call returns at most 8 files: everything in one.
 (cd "$O" && tar czf session.tar.gz --remove-files $(ls | grep -v '^session.tar.gz$'))

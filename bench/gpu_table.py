@@ -15,12 +15,16 @@ build's --alone buffer reports (gpu_session.sh's alone_before.jsonl), a
 table of the buffer arena's driver figures per model and precision, --alone's
 beside them; --tiles: gpu_session.sh's tiles.jsonl, each tiled 1x1 layer's
 GPU time in each split of the kernel against the per-layer choice;
---dispatch-cost: its dispatch_cost.jsonl, the least a dispatch costs. Latency:
+--dispatch-cost: its dispatch_cost.jsonl, the least a dispatch costs;
+--clocks CLOCKS.csv X.jsonl...: the GPU's SM clock and utilization during
+each process of X (gpu_session.sh's clocks.csv, lines with t0 and t1), beside
+its compile time, warm-up and latency. Latency:
 the median over processes of each process's median; memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
                        [--compare K.jsonl ...] [--compile W.jsonl] [--driver E.jsonl]
                        [--tiles T.jsonl] [--dispatch-cost D.jsonl]
+                       [--clocks CLOCKS.csv X.jsonl ...]
 """
 import argparse
 import json
@@ -208,6 +212,50 @@ def dispatch_cost_table(path):
         print("| %s | %s |" % (c["name"], " | ".join(cells)))
 
 
+def clock_samples(path):
+    """gpu_session.sh's clocks.csv: (epoch s, SM MHz, utilization %) rows;
+    lines nvidia-smi did not answer are skipped."""
+    out = []
+    for line in open(path):
+        f = [x.strip() for x in line.split(",")]
+        try:
+            out.append((float(f[0]), float(f[1]), float(f[3])))
+        except (IndexError, ValueError):
+            continue
+    return out
+
+
+def clocks_table(csv_path, paths):
+    """Per process (a line with t0, t1): the SM clock over the whole process
+    (median, least, most) and over its last second (the timed runs end a
+    process), the median utilization, beside the compile time, the warm-up
+    (builds from 2026-11-28 on) and the default plan's latency."""
+    samples = clock_samples(csv_path)
+    print("\n%s, with %s (SM MHz; a process's last second holds its timed runs):\n" % (
+        " ".join(paths), csv_path))
+    print("| file | model | precision | s | compiling s | warm-up ms | SM MHz median (least-most)"
+          " | SM MHz last s | utilization % | ms default |")
+    print("|---|---|---|---:|---:|---:|---|---:|---:|---:|")
+    for path in paths:
+        for line in open(path):
+            r = json.loads(line)
+            t0, t1, rep = r.get("t0"), r.get("t1"), r.get("report") or {}
+            if t0 is None or t1 is None:
+                continue
+            run = [s for s in samples if t0 <= s[0] <= t1]
+            last = [s[1] for s in run if s[0] >= t1 - 1.0]
+            sm = [s[1] for s in run]
+            lat = (rep.get("latency_ms") or {}).get("planned")
+            print("| %s | %s | %s | %.1f | %s | %s | %s | %s | %s | %s |" % (
+                path.split("/")[-1], r["model"], r["precision"], t1 - t0,
+                "%.1f" % (rep["compile_ms"] / 1e3) if "compile_ms" in rep else "-",
+                "%.0f" % rep["warmup_elapsed_ms"] if "warmup_elapsed_ms" in rep else "-",
+                "%.0f (%.0f-%.0f)" % (statistics.median(sm), min(sm), max(sm)) if sm else "-",
+                "%.0f" % statistics.median(last) if last else "-",
+                "%.0f" % statistics.median(s[2] for s in run) if run else "-",
+                "-" if lat is None else "%.3f" % lat))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
@@ -219,6 +267,7 @@ def main():
     ap.add_argument("--driver", nargs="*")
     ap.add_argument("--tiles", nargs="*")
     ap.add_argument("--dispatch-cost", nargs="*")
+    ap.add_argument("--clocks", nargs="+", metavar=("CLOCKS.csv", "X.jsonl"))
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -237,6 +286,8 @@ def main():
         tiles_table(path)
     for path in a.dispatch_cost or []:
         dispatch_cost_table(path)
+    if a.clocks:
+        clocks_table(a.clocks[0], a.clocks[1:])
 
 
 if __name__ == "__main__":

@@ -361,6 +361,14 @@ static const char *platform_name(texmem_gl_platform p) {
   }
 }
 
+/* Renderer strings of the GLs that run on the CPU. */
+static bool cpu_renderer(const char *renderer) {
+  static const char *const cpu[] = {"llvmpipe", "softpipe", "SwiftShader", "lavapipe"};
+  for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
+    if (renderer && strstr(renderer, cpu[i])) return true;
+  return false;
+}
+
 void texmem_gl_context_info(const texmem_gl_context *ctx, texmem_gl_info *out) {
   memset(out, 0, sizeof *out);
   if (!ctx) return;
@@ -374,6 +382,7 @@ void texmem_gl_context_info(const texmem_gl_context *ctx, texmem_gl_info *out) {
   out->gl_major = ctx->gl_major;
   out->gl_minor = ctx->gl_minor;
   out->surfaceless = ctx->owned && ctx->surface == EGL_NO_SURFACE;
+  out->renders_on_cpu = cpu_renderer(ctx->renderer);
 }
 
 void texmem_gl_context_limits(const texmem_gl_context *ctx, texmem_gl_limits *out) {

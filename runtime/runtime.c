@@ -292,15 +292,12 @@ static texmem_status profile_setup(texmem_runtime *rt, texmem_error *err) {
   return texmem_gl_timer_create(rt->ctx, n + rt->span, &rt->timer, err);
 }
 
-/* A GL that renders on the CPU (Mesa's llvmpipe and softpipe, SwiftShader,
- * lavapipe): no texture cache or shared memory of its own. */
+/* A GL that renders on the CPU: no texture cache or shared memory of its
+ * own. */
 static bool renders_on_cpu(const texmem_gl_context *ctx) {
   texmem_gl_info info;
   texmem_gl_context_info(ctx, &info);
-  static const char *const cpu[] = {"llvmpipe", "softpipe", "SwiftShader", "lavapipe"};
-  for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++)
-    if (info.renderer && strstr(info.renderer, cpu[i])) return true;
-  return false;
+  return info.renders_on_cpu;
 }
 
 /* The kernels policy: AUTO takes the tiled 1x1 convolution unless the GL

@@ -46,6 +46,7 @@ static void check_report(const char *json) {
       "\"weight_buffers\":", "\"plan_us\":", "\"pool_create_ms\":", "\"create_ms\":",
       "\"first_run_ms\":",
       "\"programs_compiled\":", "\"programs_loaded\":", "\"compile_ms\":", "\"compile_threads\":",
+      "\"renders_on_cpu\":", "\"warmup_ms\":", "\"warmup_rounds\":", "\"warmup_elapsed_ms\":",
       "\"latency_ms\":", "\"layout_latency_ms\":",
       "\"storage_texture_bytes\":", "\"barriers\":", "\"dispatches\":", "\"storage_max_live\":",
       "\"storage_latency_ms\":",
@@ -75,6 +76,14 @@ static void check_report(const char *json) {
   cr_expect_gt(first, 0, "%s", json);
   cr_expect_leq(compile, create + first, "%s", json);
   cr_expect_geq(json_num(json, NULL, "compile_threads"), 1, "%s", json);
+  /* The warm-up ran rounds until its time had passed, none when it is 0. */
+  double warmup = json_num(json, NULL, "warmup_ms"), rounds = json_num(json, NULL, "warmup_rounds");
+  if (warmup > 0) {
+    cr_expect_geq(rounds, 1, "%s", json);
+    cr_expect_geq(json_num(json, NULL, "warmup_elapsed_ms"), warmup, "%s", json);
+  } else {
+    cr_expect_eq(rounds, 0, "%s", json);
+  }
   cr_expect_gt(json_num(json, "\"latency_ms\"", "naive"), 0);
   cr_expect_gt(json_num(json, "\"latency_ms\"", "planned"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "natural"), 0);
@@ -122,10 +131,16 @@ Test(cli_bench, builtin_mobilenet_v2) {
   tt_run info = tt_texmem("info", "--json", NULL);
   cr_assert_eq(info.code, 0, "stderr: %s", info.err);
   bool llvmpipe = strstr(info.out, "llvmpipe") != NULL;
+  bool cpu = strstr(info.out, "\"renders_on_cpu\": true") != NULL;
+  cr_expect(cpu || !llvmpipe, "llvmpipe renders on the CPU: %s", info.out);
   tt_run_free(&info);
   tt_run r = tt_texmem("bench", "--runs", "1", "--json", NULL);
   cr_assert_eq(r.code, 0, "stderr: %s", r.err);
   check_report(r.out);
+  cr_expect_not_null(strstr(r.out, cpu ? "\"renders_on_cpu\": true" : "\"renders_on_cpu\": false"),
+                     "%s", r.out);
+  cr_expect_eq(json_num(r.out, NULL, "warmup_ms"), cpu ? 0 : 500,
+               "the default warm-up: none on a CPU renderer, 500 ms on a GPU: %s", r.out);
   cr_expect_not_null(strstr(r.out, "\"model\": \"builtin:mobilenet_v2_224\""), "%s", r.out);
   cr_expect_not_null(strstr(r.out, llvmpipe ? "\"storage\": \"arena\"" : "\"storage\": \"buffer\""),
                      "auto: the texture arena on llvmpipe, the buffer arena on a GPU: %s", r.out);
@@ -150,6 +165,7 @@ Test(cli_bench, builtin_report_text) {
   cr_expect_not_null(strstr(r.out, "storage, side by side"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "ms for the five runtimes, "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, " GL programs compiled in "), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "warm-up:      "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "buffer (1 SSBO)"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto); 10 operators fused into convolutions (0 dispatches run late)"),
@@ -263,6 +279,29 @@ Test(cli_bench, compile_threads) {
     tt_run r = tt_texmem("bench", model, "--compile-threads", bad[k], NULL);
     cr_expect_eq(r.code, 2, "--compile-threads %s", bad[k]);
     cr_expect_not_null(strstr(r.err, "--compile-threads needs 1 to 16"), "%s", r.err);
+    tt_run_free(&r);
+  }
+}
+
+/* --warmup-ms N: untimed rounds of all five runtimes after the first runs
+ * until N ms have passed (the timed runs then meet a GPU at its clock);
+ * 0 runs none; bad values are exit 2. */
+Test(cli_bench, warmup) {
+  const char *model = TEXMEM_TEST_DATA "/face_detection_short_range.tflite";
+  const char *const ms[2] = {"0", "200"};
+  for (int k = 0; k < 2; k++) {
+    tt_run r = tt_texmem("bench", model, "--runs", "1", "--json", "--warmup-ms", ms[k], NULL);
+    cr_assert_eq(r.code, 0, "--warmup-ms %s: stderr: %s", ms[k], r.err);
+    check_report(r.out);
+    cr_expect_eq(json_num(r.out, NULL, "warmup_ms"), k ? 200 : 0, "%s", r.out);
+    if (k) cr_expect_geq(json_num(r.out, NULL, "warmup_rounds"), 1, "%s", r.out);
+    tt_run_free(&r);
+  }
+  const char *const bad[] = {"x", "600001", "-1"};
+  for (int k = 0; k < 3; k++) {
+    tt_run r = tt_texmem("bench", model, "--warmup-ms", bad[k], NULL);
+    cr_expect_eq(r.code, 2, "--warmup-ms %s", bad[k]);
+    cr_expect_not_null(strstr(r.err, "--warmup-ms needs 0 to 600000"), "%s", r.err);
     tt_run_free(&r);
   }
 }

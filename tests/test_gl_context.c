@@ -10,6 +10,10 @@ Test(gl_context, create_auto_gles31_with_limits) {
   cr_assert(strstr(in.version, "OpenGL ES"), "%s", in.version);
   cr_assert(strstr(in.glsl_version, "OpenGL ES GLSL"), "%s", in.glsl_version);
   cr_assert(strlen(in.renderer) > 0);
+  /* The CPU renderers are named by their renderer strings; NVIDIA's is not. */
+  if (strstr(in.renderer, "llvmpipe") || strstr(in.renderer, "softpipe"))
+    cr_expect(in.renders_on_cpu, "%s", in.renderer);
+  if (strstr(in.vendor, "NVIDIA")) cr_expect(!in.renders_on_cpu, "%s", in.renderer);
   cr_assert(!strcmp(in.platform, "device") || !strcmp(in.platform, "surfaceless") ||
             !strcmp(in.platform, "default"), "%s", in.platform);
   /* GLES 3.1 minimums (spec table 20.x). */

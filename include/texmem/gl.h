@@ -103,6 +103,9 @@ typedef struct texmem_gl_info {
   const char *egl_vendor, *egl_version;
   int gl_major, gl_minor; /* parsed ES version */
   bool surfaceless;       /* no pbuffer was needed */
+  bool renders_on_cpu;    /* the renderer runs on the CPU (Mesa's llvmpipe and
+                             softpipe, SwiftShader, lavapipe): no GPU, so no
+                             texture cache, shared memory or clocks of its own */
 } texmem_gl_info;
 
 /* Strings are owned by the context and valid until its destroy. */

@@ -43,6 +43,7 @@ typedef struct opts {
   uint32_t split; /* texmem_runtime_desc.conv1x1_split */
   bool unfused;
   unsigned runs;
+  int64_t warmup_ms; /* -1: by renderer (WARMUP_GPU_MS on a GPU, 0 on the CPU) */
   bool json;
   bool plan_only;
   bool profile;
@@ -81,6 +82,9 @@ static void usage(FILE *f) {
           "  --unfused          one dispatch per operator (no element-wise operator, PAD\n"
           "                     or max pool run inside a convolution's dispatch)\n"
           "  --runs N           timed runs of each, after one warm-up (default 5)\n"
+          "  --warmup-ms N      after the first runs, run all runtimes untimed until N ms\n"
+          "                     have passed (default 500 on a GPU, 0 on a CPU renderer):\n"
+          "                     an idle GPU runs at a fraction of its clock until busy\n"
           "  --plan-only        print the memory tables only, run nothing (any model)\n"
           "  --profile          time every dispatch on the GPU (timer queries), summed per\n"
           "                     operator type and per kernel, for each storage\n"
@@ -121,7 +125,7 @@ static bool parse_storage(const char *v, int *out) {
 
 static int parse_args(int argc, char **argv, opts *o) {
   *o = (opts){.strategy = TEXMEM_STRATEGY_BEST, .layout = LAYOUT_AUTO, .storage = STORAGE_AUTO,
-              .precision = TEXMEM_PRECISION_FP16, .runs = 5, .alone = -1};
+              .precision = TEXMEM_PRECISION_FP16, .runs = 5, .alone = -1, .warmup_ms = -1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -221,6 +225,14 @@ static int parse_args(int argc, char **argv, opts *o) {
       }
       o->runs = (unsigned)runs;
       i++;
+    } else if (!strcmp(a, "--warmup-ms") && v) {
+      uint64_t ms = 0;
+      if (!cli_parse_u64(v, &ms) || ms > 600000u) {
+        fprintf(stderr, "texmem bench: --warmup-ms needs 0 to 600000, not '%s'\n", v);
+        return CLI_EXIT_BAD_INPUT;
+      }
+      o->warmup_ms = (int64_t)ms;
+      i++;
     } else if (a[0] == '-') {
       fprintf(stderr, "texmem bench: unknown option or missing value '%s'\n", a);
       usage(stderr);
@@ -288,6 +300,10 @@ typedef struct bench {
    * program compiles at its first dispatch) and the time that took. */
   double create_ms, first_run_ms, compile_ms;
   uint64_t programs_compiled, programs_loaded, compile_threads;
+  /* Then untimed rounds of all five until warmup_ms had passed. */
+  bool renders_on_cpu;
+  uint64_t warmup_ms, warmup_rounds;
+  double warmup_elapsed_ms;
   texmem_gl_counters compile_start;
 } bench;
 
@@ -415,6 +431,9 @@ static texmem_strategy storage_strategy(const opts *o, texmem_plan_kind k) {
 static void choose_storage(bench *b) {
   b->storage = b->o.storage == STORAGE_AUTO ? texmem_runtime_auto_storage(b->ctx)
                                             : (texmem_storage)b->o.storage;
+  texmem_gl_info info;
+  texmem_gl_context_info(b->ctx, &info);
+  b->renders_on_cpu = info.renders_on_cpu;
 }
 
 /* The planned storages side by side: objects, arena, buffer. */
@@ -456,6 +475,11 @@ static texmem_status count_barriers(bench *b, texmem_error *err) {
 /* Compile time past which the report warns that the latencies may be a
  * cold driver's (NVIDIA: about a second a program). */
 #define COLD_COMPILE_MS 1000.0
+/* The default warm-up on a GPU. A GPU that sat idle (while its programs
+ * compiled on the CPU, tens of seconds on NVIDIA) runs at a fraction of its
+ * clock (an H100 was seen at 345 MHz) and raises it only once kept busy;
+ * 21 runs of a 1 ms model are too short to be sure it has. */
+#define WARMUP_GPU_MS 500
 
 static double lat_chosen(const bench *b) {
   const double lat[3] = {b->lat_planned, b->lat_arena, b->lat_buffer};
@@ -596,9 +620,10 @@ static void print_report(const bench *b, uint64_t peak_rss) {
   printf(" in %.1f ms on %" PRIu64 " thread%s\n", b->compile_ms, b->compile_threads,
          b->compile_threads == 1 ? "" : "s");
   if (b->compile_ms >= COLD_COMPILE_MS)
-    printf("              (a GPU driver may still be optimizing programs compiled this long:\n"
-           "              on an H100, MobileNet ran 3x slower in the process that compiled\n"
-           "              them; run again, the driver's shader cache keeps them)\n");
+    printf("              (processes that compiled this long ran 3-4x slow on NVIDIA, the GPU\n"
+           "              idle at a low clock while they compiled; the warm-up below is for\n"
+           "              that; if the latencies still look slow, run again: the driver's\n"
+           "              shader cache keeps the programs)\n");
   char split[48] = "";
   if (ps->tiled && o->split)
     snprintf(split, sizeof split, ", split %u ways in every layer", (unsigned)o->split);
@@ -609,7 +634,11 @@ static void print_report(const bench *b, uint64_t peak_rss) {
          ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
          split, ps->fused, ps->late_fused, ps->depthwise_folded, ps->scales_folded,
          ps->reshapes_folded, ps->resizes_folded, ps->heads_merged);
-  printf("latency:      median of %u runs (after a warm-up, interleaved): naive %.3f ms, "
+  printf("warm-up:      %" PRIu64 " untimed rounds of all five in %.1f ms (--warmup-ms %" PRIu64
+         "%s)\n",
+         b->warmup_rounds, b->warmup_elapsed_ms, b->warmup_ms,
+         o->warmup_ms >= 0 ? "" : b->renders_on_cpu ? ", default on a CPU renderer" : ", default on a GPU");
+  printf("latency:      median of %u runs (after the warm-up, interleaved): naive %.3f ms, "
          "planned %.3f ms, planned / naive = %.3f\n",
          o->runs, b->lat_naive, lat_chosen(b),
          b->lat_naive > 0 ? lat_chosen(b) / b->lat_naive : 0.0);
@@ -649,6 +678,10 @@ static void print_json(const bench *b, uint64_t peak_rss) {
          ",\n",
          b->create_ms, b->first_run_ms, b->programs_compiled, b->programs_loaded, b->compile_ms,
          b->compile_threads);
+  printf("  \"renders_on_cpu\": %s,\n  \"warmup_ms\": %" PRIu64 ",\n  \"warmup_rounds\": %" PRIu64
+         ",\n  \"warmup_elapsed_ms\": %.3f,\n",
+         b->renders_on_cpu ? "true" : "false", b->warmup_ms, b->warmup_rounds,
+         b->warmup_elapsed_ms);
   printf("  \"kernels\": \"%s\",\n  \"conv1x1_split\": %u,\n  \"conv1x1_splits\": [",
          ps->tiled ? "tiled" : "portable", (unsigned)o->split);
   for (unsigned k = 0, n = 0; k < 5; k++)
@@ -847,10 +880,35 @@ static texmem_status create_storages(bench *b, const char **what, texmem_error *
   return TEXMEM_STATUS_OK;
 }
 
-/* One warm-up, then o->runs timed runs of each, interleaved; medians. */
+/* One run of each runtime, untimed. */
+static texmem_status untimed_round(bench *b, texmem_error *err) {
+  texmem_runtime *all[] = {b->naive, b->planned, b->other, b->arena, b->buffer};
+  double ms;
+  texmem_status st = TEXMEM_STATUS_OK;
+  for (size_t i = 0; i < sizeof all / sizeof all[0] && !st; i++) st = timed_run(all[i], &ms, err);
+  return st;
+}
+
+/* After the first runs: rounds of all runtimes until the warm-up time (by
+ * renderer unless asked) has passed, so that a GPU's clock has risen. */
+static texmem_status warm_up(bench *b, texmem_error *err) {
+  int64_t asked = b->o.warmup_ms;
+  b->warmup_ms = asked >= 0 ? (uint64_t)asked : b->renders_on_cpu ? 0 : WARMUP_GPU_MS;
+  double t0 = cli_now_ms();
+  texmem_status st = TEXMEM_STATUS_OK;
+  while (!st && cli_now_ms() - t0 < (double)b->warmup_ms) {
+    st = untimed_round(b, err);
+    b->warmup_rounds++;
+  }
+  b->warmup_elapsed_ms = cli_now_ms() - t0;
+  return st;
+}
+
+/* One untimed round (the first runs), the warm-up, then o->runs timed runs
+ * of each, interleaved; medians. */
 static texmem_status time_runs(bench *b, texmem_error *err) {
   const opts *o = &b->o;
-  double *t = calloc(5 * (size_t)o->runs, sizeof *t), warm;
+  double *t = calloc(5 * (size_t)o->runs, sizeof *t);
   if (!t) {
     snprintf(err->message, sizeof err->message, "out of memory");
     return TEXMEM_STATUS_OUT_OF_MEMORY;
@@ -858,11 +916,7 @@ static texmem_status time_runs(bench *b, texmem_error *err) {
   double *tn = t, *tp = t + o->runs, *to = t + 2 * o->runs, *ta = t + 3 * o->runs,
          *tb = t + 4 * o->runs;
   double t0 = cli_now_ms();
-  texmem_status st = timed_run(b->naive, &warm, err);
-  if (!st) st = timed_run(b->planned, &warm, err);
-  if (!st) st = timed_run(b->other, &warm, err);
-  if (!st) st = timed_run(b->arena, &warm, err);
-  if (!st) st = timed_run(b->buffer, &warm, err);
+  texmem_status st = untimed_round(b, err);
   b->first_run_ms = cli_now_ms() - t0;
   texmem_gl_counters c;
   texmem_gl_counters_get(b->ctx, &c);
@@ -875,6 +929,7 @@ static texmem_status time_runs(bench *b, texmem_error *err) {
     fprintf(stderr, "texmem bench: created in %.0f ms, first runs %.0f ms: %" PRIu64
             " programs compiled in %.0f ms\n", b->create_ms, b->first_run_ms,
             b->programs_compiled, b->compile_ms);
+  if (!st) st = warm_up(b, err);
   if (!tty) fprintf(stderr, "texmem bench: %u timed runs of each\n", o->runs);
   for (unsigned r = 0; r < o->runs && !st; r++) {
     if (tty) fprintf(stderr, "\rtexmem bench: run %u/%u", r + 1, o->runs);

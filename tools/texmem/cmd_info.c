@@ -65,6 +65,7 @@ int cli_cmd_info(int argc, char **argv) {
     cli_json_str(stdout, in.vendor);
     printf(",\n  \"renderer\": ");
     cli_json_str(stdout, in.renderer);
+    printf(",\n  \"renders_on_cpu\": %s", in.renders_on_cpu ? "true" : "false");
     printf(",\n  \"gl_version\": ");
     cli_json_str(stdout, in.version);
     printf(",\n  \"glsl_version\": ");
@@ -95,8 +96,9 @@ int cli_cmd_info(int argc, char **argv) {
   } else {
     printf("platform:        EGL %s%s (%s, EGL %s)\n", in.platform,
            in.surfaceless ? ", surfaceless" : "", in.egl_vendor, in.egl_version);
-    printf("vendor:          %s\nrenderer:        %s\nGL version:      %s\nGLSL version:    %s\n",
-           in.vendor, in.renderer, in.version, in.glsl_version);
+    printf("vendor:          %s\nrenderer:        %s (%s)\nGL version:      %s\nGLSL version:    %s\n",
+           in.vendor, in.renderer, in.renders_on_cpu ? "on the CPU" : "a GPU", in.version,
+           in.glsl_version);
     printf("max 2-D size:    %lld\nmax 3-D size:    %lld\nmax layers:      %lld\n",
            (long long)l.max_2d_size, (long long)l.max_3d_size, (long long)l.max_array_layers);
     printf("max image units: %lld (compute image uniforms %lld, SSBO bindings %lld, offsets a "
