@@ -81,7 +81,8 @@ static void usage(FILE *f) {
           "                     with --profile, JSON every_dispatch gives each layer's time\n"
           "  --unfused          one dispatch per operator (no element-wise operator, PAD\n"
           "                     or max pool run inside a convolution's dispatch)\n"
-          "  --runs N           timed runs of each, after one warm-up (default 5)\n"
+          "  --runs N           timed runs of each, after the first runs and the warm-up\n"
+          "                     (default 5)\n"
           "  --warmup-ms N      after the first runs, run all runtimes untimed until N ms\n"
           "                     have passed (default 500 on a GPU, 0 on a CPU renderer):\n"
           "                     an idle GPU runs at a fraction of its clock until busy\n"
@@ -295,12 +296,13 @@ typedef struct bench {
   bench_profile profile;
   bench_memory memory;
   uint64_t peak_rss;
-  /* Creating the five runtimes (inputs set) and their first runs (the
-   * warm-up): wall times, and the GL programs compiled in them (a kernel's
+  /* Creating the five runtimes (inputs set) and their first runs
+   * (untimed): wall times, and the GL programs compiled in them (a kernel's
    * program compiles at its first dispatch) and the time that took. */
   double create_ms, first_run_ms, compile_ms;
   uint64_t programs_compiled, programs_loaded, compile_threads;
-  /* Then untimed rounds of all five until warmup_ms had passed. */
+  /* Then untimed rounds of all five until warmup_ms had passed (by
+   * default none where the GL renders on the CPU). */
   bool renders_on_cpu;
   uint64_t warmup_ms, warmup_rounds;
   double warmup_elapsed_ms;
@@ -431,9 +433,6 @@ static texmem_strategy storage_strategy(const opts *o, texmem_plan_kind k) {
 static void choose_storage(bench *b) {
   b->storage = b->o.storage == STORAGE_AUTO ? texmem_runtime_auto_storage(b->ctx)
                                             : (texmem_storage)b->o.storage;
-  texmem_gl_info info;
-  texmem_gl_context_info(b->ctx, &info);
-  b->renders_on_cpu = info.renders_on_cpu;
 }
 
 /* The planned storages side by side: objects, arena, buffer. */
@@ -620,10 +619,10 @@ static void print_report(const bench *b, uint64_t peak_rss) {
   printf(" in %.1f ms on %" PRIu64 " thread%s\n", b->compile_ms, b->compile_threads,
          b->compile_threads == 1 ? "" : "s");
   if (b->compile_ms >= COLD_COMPILE_MS)
-    printf("              (processes that compiled this long ran 3-4x slow on NVIDIA, the GPU\n"
-           "              idle at a low clock while they compiled; the warm-up below is for\n"
-           "              that; if the latencies still look slow, run again: the driver's\n"
-           "              shader cache keeps the programs)\n");
+    printf("              (some processes that compiled this long ran 3-4x slow on NVIDIA, why\n"
+           "              is not settled: the warm-up below is for one suspect, a GPU left\n"
+           "              idle at a low clock; if the latencies still look slow, run again:\n"
+           "              the driver's shader cache keeps the programs)\n");
   char split[48] = "";
   if (ps->tiled && o->split)
     snprintf(split, sizeof split, ", split %u ways in every layer", (unsigned)o->split);
@@ -892,6 +891,9 @@ static texmem_status untimed_round(bench *b, texmem_error *err) {
 /* After the first runs: rounds of all runtimes until the warm-up time (by
  * renderer unless asked) has passed, so that a GPU's clock has risen. */
 static texmem_status warm_up(bench *b, texmem_error *err) {
+  texmem_gl_info info;
+  texmem_gl_context_info(b->ctx, &info);
+  b->renders_on_cpu = info.renders_on_cpu;
   int64_t asked = b->o.warmup_ms;
   b->warmup_ms = asked >= 0 ? (uint64_t)asked : b->renders_on_cpu ? 0 : WARMUP_GPU_MS;
   double t0 = cli_now_ms();
