@@ -110,6 +110,7 @@ typedef struct texmem__gl_prog {
   size_t n_buffers;
   bool writable_buffers; /* internal read back only */
   uint32_t half_buffers; /* bit i: buffer i holds binary16 (desc) */
+  uint32_t scratch_buffers; /* bit i: buffer i is read-write scratch (desc) */
   uint32_t local[3];
   texmem__gl_variant *variants;
   size_t n_variants, cap_variants;

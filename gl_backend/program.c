@@ -76,6 +76,14 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
                         "program %s: half_buffers 0x%x names buffers past its %zu", pname,
                         (unsigned)d->half_buffers, d->n_buffers);
+  if (d->n_buffers < 32 && d->scratch_buffers >> d->n_buffers)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "program %s: scratch_buffers 0x%x names buffers past its %zu", pname,
+                        (unsigned)d->scratch_buffers, d->n_buffers);
+  if (d->half_buffers & d->scratch_buffers)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "program %s: buffers 0x%x both binary16 and scratch", pname,
+                        (unsigned)(d->half_buffers & d->scratch_buffers));
   if ((d->n_inputs && !d->inputs) || (d->n_outputs && !d->outputs) || (d->n_buffers && !d->buffers))
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "program %s: a name array is NULL",
                         pname);
@@ -115,6 +123,7 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
   tmp.n_buffers = d->n_buffers;
   tmp.writable_buffers = writable_buffers;
   tmp.half_buffers = d->half_buffers;
+  tmp.scratch_buffers = d->scratch_buffers;
   memcpy(tmp.local, local, sizeof local);
   tmp.name = texmem__strdup(pname);
   tmp.source = texmem__strdup(d->source);

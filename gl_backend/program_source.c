@@ -158,6 +158,14 @@ char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key) {
     if (p->writable_buffers)
       sb_printf(&b, "layout(std430, binding = %zu) writeonly buffer tm_b_%s { highp vec4 %s[]; };\n",
                 i, nm, nm);
+    else if (p->scratch_buffers >> i & 1u) /* every work group's: coherent */
+      sb_printf(
+          &b,
+          "layout(std430, binding = %zu) coherent buffer tm_b_%s { highp uint tm_u_%s[]; };\n"
+          "highp uint %s_load(highp int i) { return tm_u_%s[i]; }\n"
+          "void %s_store(highp int i, highp uint v) { tm_u_%s[i] = v; }\n"
+          "highp uint %s_add(highp int i, highp uint v) { return atomicAdd(tm_u_%s[i], v); }\n",
+          i, nm, nm, nm, nm, nm, nm, nm, nm);
     else if (p->half_buffers >> i & 1u)
       sb_printf(&b,
                 "layout(std430, binding = %zu) readonly buffer tm_b_%s { highp uvec2 tm_h_%s[]; };\n"

@@ -17,7 +17,8 @@
  *   texmem__kernel_buffer (counted as weights bytes), parameters to
  *   uniforms.
  * - Results must be deterministic: the same program on the same inputs
- *   gives bit-identical output (no atomics or racy reductions). */
+ *   gives bit-identical output (no racy reductions; an atomic may only
+ *   elect which work group does a fixed-order step, op_squeeze.comp). */
 #ifndef TEXMEM_RUNTIME_KERNEL_H
 #define TEXMEM_RUNTIME_KERNEL_H
 
@@ -26,7 +27,7 @@
 #include "texmem/runtime.h"
 
 #define TEXMEM__KERNEL_MAX_IO 8
-#define TEXMEM__KERNEL_MAX_BUFFERS 5
+#define TEXMEM__KERNEL_MAX_BUFFERS 6
 #define TEXMEM__KERNEL_MAX_UNIFORMS 16
 /* FULLY_CONNECTED layers one dispatch runs at most (op_fc_heads.comp). */
 #define TEXMEM__KERNEL_MAX_HEADS 4
@@ -44,6 +45,7 @@ typedef struct texmem__kernel {
   size_t n_outputs;
   texmem_gl_buffer buffers[TEXMEM__KERNEL_MAX_BUFFERS];
   size_t n_buffers;
+  uint32_t scratch_buffers; /* bit i: buffers[i] is from texmem__kernel_scratch */
   texmem_gl_uniform uniforms[TEXMEM__KERNEL_MAX_UNIFORMS]; /* names: string literals */
   size_t n_uniforms;
   /* The first uniform that did not fit (NULL: all fit); the runtime turns
@@ -149,6 +151,11 @@ texmem_status texmem__kernel_program(texmem__kernel_env *env, const char *shader
  * only stores it in its buffers. */
 texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats,
                                     size_t count, texmem_gl_buffer *out, texmem_error *err);
+/* n zeroed uints the kernel's own shader reads and writes (bind it as a
+ * scratch buffer: texmem__kernel.scratch_buffers); owned by the runtime,
+ * not counted in weights_bytes. *out is a token as above. */
+texmem_status texmem__kernel_scratch(texmem__kernel_env *env, size_t n, texmem_gl_buffer *out,
+                                     texmem_error *err);
 /* v as such a buffer holds it (binary16-rounded in fp16-weight runs), for
  * a constant a kernel takes as a uniform yet must use as a buffer would. */
 float texmem__kernel_buffer_value(const texmem__kernel_env *env, float v);

@@ -109,7 +109,7 @@ texmem_gl_context *texmem__kernel_env_context(const texmem__kernel_env *env) {
 /* "file|defines|in,..|out,..|buf,..|x,y,z|h": NULL on out of memory. */
 static char *program_key(const char *file, const char *defines, const char *const *in, size_t ni,
                          const char *const *out, size_t no, const char *const *buf, size_t nb,
-                         const uint32_t local[3], bool half) {
+                         const uint32_t local[3], bool half, uint32_t scratch) {
   size_t len = strlen(file) + (defines ? strlen(defines) : 0) + 64;
   for (size_t i = 0; i < ni; i++) len += strlen(in[i]) + 1;
   for (size_t i = 0; i < no; i++) len += strlen(out[i]) + 1;
@@ -122,8 +122,8 @@ static char *program_key(const char *file, const char *defines, const char *cons
   for (size_t i = 0; i < no; i++) at += (size_t)snprintf(k + at, len - at, "%s,", out[i]);
   at += (size_t)snprintf(k + at, len - at, "|");
   for (size_t i = 0; i < nb; i++) at += (size_t)snprintf(k + at, len - at, "%s,", buf[i]);
-  snprintf(k + at, len - at, "|%u,%u,%u|%d", local ? local[0] : 0, local ? local[1] : 0,
-           local ? local[2] : 0, half);
+  snprintf(k + at, len - at, "|%u,%u,%u|%d|%x", local ? local[0] : 0, local ? local[1] : 0,
+           local ? local[2] : 0, half, (unsigned)scratch);
   return k;
 }
 
@@ -194,6 +194,17 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
                                              size_t n_outputs, const char *const *buffers,
                                              size_t n_buffers, const uint32_t local_size[3],
                                              texmem_gl_program *out, texmem_error *err) {
+  return texmem__kernel_program_scratch(env, shader_file, defines, inputs, n_inputs, outputs,
+                                        n_outputs, buffers, n_buffers, 0, local_size, out, err);
+}
+
+texmem_status texmem__kernel_program_scratch(texmem__kernel_env *env, const char *shader_file,
+                                             const char *defines, const char *const *inputs,
+                                             size_t n_inputs, const char *const *outputs,
+                                             size_t n_outputs, const char *const *buffers,
+                                             size_t n_buffers, uint32_t scratch,
+                                             const uint32_t local_size[3], texmem_gl_program *out,
+                                             texmem_error *err) {
   if (!env || !shader_file || !out)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "env, shader file or out is NULL");
   out->id = 0;
@@ -202,7 +213,7 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "no embedded shader named %s",
                         shader_file);
   char *key = program_key(shader_file, defines, inputs, n_inputs, outputs, n_outputs, buffers,
-                          n_buffers, local_size, env->half_weights);
+                          n_buffers, local_size, env->half_weights, scratch);
   if (!key) return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   for (size_t i = 0; i < env->n_programs; i++)
     if (!strcmp(env->programs[i].key, key)) {
@@ -225,15 +236,17 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
     free(key);
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
-  texmem_gl_program_desc d = {.name = shader_file,
-                              .source = source,
-                              .inputs = inputs,
-                              .n_inputs = n_inputs,
-                              .outputs = outputs,
-                              .n_outputs = n_outputs,
-                              .buffers = buffers,
-                              .n_buffers = n_buffers,
-                              .half_buffers = env->half_weights ? (1u << n_buffers) - 1u : 0};
+  texmem_gl_program_desc d = {
+      .name = shader_file,
+      .source = source,
+      .inputs = inputs,
+      .n_inputs = n_inputs,
+      .outputs = outputs,
+      .n_outputs = n_outputs,
+      .buffers = buffers,
+      .n_buffers = n_buffers,
+      .half_buffers = env->half_weights ? ((1u << n_buffers) - 1u) & ~scratch : 0,
+      .scratch_buffers = scratch};
   if (local_size) memcpy(d.local_size, local_size, sizeof d.local_size);
   texmem_gl_program p;
   texmem_status st = texmem_gl_program_create(env->ctx, &d, &p, err);
@@ -280,6 +293,16 @@ texmem_status texmem__kernel_buffer(texmem__kernel_env *env, const float *floats
     memcpy(p, floats, count * sizeof *floats);
   }
   return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem__kernel_scratch(texmem__kernel_env *env, size_t n, texmem_gl_buffer *out,
+                                     texmem_error *err) {
+  if (!env || !out) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "env or out is NULL");
+  out->id = 0;
+  if (!n || n > SIZE_MAX / 8)
+    return texmem__fail(err, TEXMEM_STATUS_OVERFLOW, "scratch of %zu words", n);
+  void *p = NULL;
+  return texmem__weights_add_scratch(env->weights, (n + 1) / 2 * 8, &p, out, err);
 }
 
 float texmem__kernel_buffer_value(const texmem__kernel_env *env, float v) {

@@ -50,5 +50,15 @@ texmem_status texmem__kernel_program_defines(texmem__kernel_env *env, const char
                                              size_t n_outputs, const char *const *buffers,
                                              size_t n_buffers, const uint32_t local_size[3],
                                              texmem_gl_program *out, texmem_error *err);
+/* As texmem__kernel_program_defines, buffers whose bit is set in `scratch`
+ * declared as the program's read-write scratch (texmem_gl_program_desc's
+ * scratch_buffers: NAME_load, NAME_store, NAME_add). */
+texmem_status texmem__kernel_program_scratch(texmem__kernel_env *env, const char *shader_file,
+                                             const char *defines, const char *const *inputs,
+                                             size_t n_inputs, const char *const *outputs,
+                                             size_t n_outputs, const char *const *buffers,
+                                             size_t n_buffers, uint32_t scratch,
+                                             const uint32_t local_size[3], texmem_gl_program *out,
+                                             texmem_error *err);
 
 #endif

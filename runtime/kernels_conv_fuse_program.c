@@ -170,7 +170,9 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
     ins[n_in++] = "xb";
   }
   if (k->in_dw) bufs[2] = "dw"; /* texmem__dw_fold bound it third */
-  if (k->in_sq_pool && k->n_buffers > 2) bufs[2] = "sw"; /* texmem__conv_squeeze's */
+  if (k->in_sq_pool && k->in_sq) bufs[2] = "sw"; /* texmem__conv_squeeze's */
+  for (size_t i = 0; i < k->n_buffers; i++)
+    if (k->scratch_buffers >> i & 1u) bufs[i] = "sqs"; /* its scratch, the only one */
   if (k->in_aff) { /* xa the per-texel depthwise convolution's input, x read through it */
     k->inputs[0] = k->in_aff->inputs[0];
     ins[0] = "xa";
@@ -196,8 +198,8 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
     k->outputs[k->n_outputs++] = stages[0]->outputs[0];
     snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_FUSE_KEEP 1\n");
   }
-  return texmem__kernel_program_defines(env, file, defs, ins, n_in, outs, k->n_outputs, bufs,
-                                        k->n_buffers, local, &k->program, err);
+  return texmem__kernel_program_scratch(env, file, defs, ins, n_in, outs, k->n_outputs, bufs,
+                                        k->n_buffers, k->scratch_buffers, local, &k->program, err);
 }
 
 texmem_status texmem__fuse_unary_stage(texmem__kernel_env *env, const texmem_model *m,

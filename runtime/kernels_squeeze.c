@@ -7,7 +7,9 @@
  * block's arithmetic. The shader repeats each kernel's order of
  * operations, so the tile each convolution would have run with (its
  * parts, texmem__conv1x1_tile) is passed in. An ADD making the pool's
- * input is read through (k->in_sq_add). */
+ * input is read through (k->in_sq_add). The pool's passes of four slices
+ * run in work groups of their own, side by side, and the last to finish
+ * runs the convolutions (a scratch buffer between them: pool_scratch). */
 #include <stdio.h>
 
 #include "kernel_env.h"
@@ -107,6 +109,23 @@ static texmem_status first_stage(texmem__kernel_env *env, const texmem_model *mo
   return TEXMEM_STATUS_OK;
 }
 
+/* The scratch the pool's work groups write and the last of a batch reads
+ * (op_squeeze.comp): a count a batch, then each batch's slices' shares of
+ * the pool (4 words each, whole slice groups), bound after the weights. */
+static texmem_status pool_scratch(texmem__kernel_env *env, uint32_t batch, uint32_t slices,
+                                  uint32_t shares, texmem__kernel *k, texmem_error *err) {
+  if (k->n_buffers >= TEXMEM__KERNEL_MAX_BUFFERS)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
+                        "CONV_2D: no buffer left for the "
+                        "squeeze's scratch");
+  size_t words = batch + (size_t)batch * ((slices + 3) / 4) * 16 * shares;
+  texmem_status s = texmem__kernel_scratch(env, words, &k->buffers[k->n_buffers], err);
+  if (s) return s;
+  k->scratch_buffers |= 1u << k->n_buffers;
+  k->n_buffers++;
+  return TEXMEM_STATUS_OK;
+}
+
 texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *model,
                                    const texmem_op *op, texmem__kernel *out,
                                    texmem_error *err) {
@@ -150,15 +169,23 @@ texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *
   texmem__kernel_ivec4(out, "sq", (int32_t)s0, (int32_t)s1, (int32_t)s2, bias_at);
   texmem__kernel_ivec4(out, "sqt", (int32_t)k1, (int32_t)k2, kind, (int32_t)mid);
   size_t len = strlen(defs);
+  /* The reduction's invocations (its order), in shares of SQ_GROUP: one
+   * work group each, a slice group's shares side by side. */
   const uint32_t rn = texmem__ku_reduce_group(env, (uint64_t)x->h * x->w);
-  const uint32_t local[3] = {rn, 1, 1};
+  const uint32_t share = rn / SQ_GROUP, local[3] = {SQ_GROUP, 1, 1};
   snprintf(defs + len, sizeof defs - len,
-           "#define TM_RN %u\n#define TM_SQ_PART %u\n#define TM_SQ_P0 %u\n#define TM_SQ_P1 %u\n", rn,
-           TEXMEM__KU_REDUCE_GROUP_MAX, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);
-  if ((s = texmem__conv_program(env, model, op, "op_squeeze.comp", defs, local, out, err)))
+           "#define TM_RN %u\n#define TM_RL %u\n#define TM_RR %u\n#define TM_SQ_PART %u\n"
+           "#define TM_SQ_P0 %u\n#define TM_SQ_P1 %u\n",
+           rn, SQ_GROUP, share, TEXMEM__KU_REDUCE_GROUP_MAX, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);
+  uint32_t pass = 1; /* work groups a batch: a share of a pool pass each, a power of two */
+  while (pass < (s0 + 3) / 4) pass *= 2;
+  pass *= share;
+  if ((s = pool_scratch(env, x->b, s0, share, out, err)) ||
+      (s = texmem__conv_program(env, model, op, "op_squeeze.comp", defs, local, out, err)))
     return s;
-  out->groups[0] = x->b;
-  out->groups[1] = out->groups[2] = 1;
+  out->groups[0] = pass;
+  out->groups[1] = x->b;
+  out->groups[2] = 1;
   texmem__ku_batch(out, x->b);
   return TEXMEM_STATUS_OK;
 }

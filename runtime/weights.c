@@ -141,6 +141,13 @@ texmem_status texmem__weights_add(texmem__weights *w, size_t size, void **bytes,
   return TEXMEM_STATUS_OK;
 }
 
+texmem_status texmem__weights_add_scratch(texmem__weights *w, size_t size, void **bytes,
+                                          texmem_gl_buffer *token, texmem_error *err) {
+  texmem_status st = texmem__weights_add(w, size, bytes, token, err);
+  if (!st) w->bytes -= size;
+  return st;
+}
+
 texmem_status texmem__weights_commit(texmem__weights *w, texmem_error *err) {
   texmem_status st = close_slab(w, err);
   free(w->stage); /* nothing more is staged */

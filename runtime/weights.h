@@ -18,6 +18,11 @@ void texmem__weights_destroy(texmem__weights *w);
  * slab becomes a GL buffer on the way. */
 texmem_status texmem__weights_add(texmem__weights *w, size_t size, void **bytes,
                                   texmem_gl_buffer *token, texmem_error *err);
+/* As texmem__weights_add, for memory a kernel's shader writes (its
+ * scratch, zeroed): in a slab beside the constants, not counted in
+ * texmem__weights_bytes. */
+texmem_status texmem__weights_add_scratch(texmem__weights *w, size_t size, void **bytes,
+                                          texmem_gl_buffer *token, texmem_error *err);
 /* Makes the staged buffers GL buffers (views of slabs). */
 texmem_status texmem__weights_commit(texmem__weights *w, texmem_error *err);
 /* The view a committed token stands for (owned by w). */

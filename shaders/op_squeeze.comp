@@ -7,8 +7,17 @@
 // dispatches before, each of a few work groups on a one-pixel plane.
 // Without a first convolution (TM_SQ_ONE) op's reads the pool's output.
 // With TM_SQ_ADD the pool's input is an ADD of x and xb, added here.
-// One work group of TM_RN invocations a batch. Every step adds its terms
-// in the order its own kernel did and rounds what that kernel stored
+// Work group (g * TM_RR + r, b) of TM_RL invocations pools slices 4g ..
+// 4g+3 of batch b, its share r of the TM_RN invocations the reduction
+// takes, into the scratch sqs (one pass of the pool below: the passes one
+// work group of TM_RN took in turn run side by side, a large plane's in
+// TM_RR groups); the last group of a batch to finish, elected by an atomic
+// count, folds the shares and runs both convolutions from there.
+// The count of batch b (sqs word b) only grows: the groups a batch,
+// gl_NumWorkGroups.x, are a power of two, so the last group of every run
+// sees a multiple of it, with no reset between runs. The pooled texels
+// follow the counts, 4 words a slice (their bits). Every step adds its
+// terms in the order its own kernel did and rounds what that kernel stored
 // (TM_SQ_ROUND: binary16), so y equals the three dispatches' bit for bit:
 // - the pool as op_reduce_hw.comp: invocation i folds the plane's texels
 //   i, i + TM_RN, ... of a slice, then the partials are folded pairwise in
@@ -23,7 +32,8 @@
 //   [hp, 2hp) are added to [0, hp), hp = KS/2 down to 1. Here invocation
 //   (g, h) computes part h of output group g (4 slices), and one
 //   invocation a group adds the parts in that order.
-// Shared arrays are the only subscripted objects.
+// Shared arrays are the only subscripted objects (sqs: sqs_load, _store,
+// _add).
 #include "elementwise.glsl"
 #include "bilinear.glsl"
 #include "conv_common.glsl"
@@ -39,7 +49,7 @@ uniform highp vec4 act1;    // the first convolution's
 uniform highp float sqalpha; // its fused unary operator's alpha
 #endif
 
-// The pool's partials (TM_RN a slice), then the convolutions'
+// The pool's partials (TM_RL a slice), then the convolutions'
 // parts (group g, part h: its 4 sums at (g * KS + h) * 4).
 shared highp vec4 part[TM_SQ_PART];
 shared highp vec4 pv[TM_SQ_P0]; // the pooled texels, zero past S0
@@ -68,14 +78,14 @@ highp vec4 sq_read(highp ivec3 q) {
 #define sq_read x_read
 #endif
 
-// Folds n sets of partials at once, part[j * TM_RN + lid] for j < n,
+// Folds n sets of partials at once, part[j * TM_RL + lid] for j < n,
 // pairwise, halving each step (op_reduce_hw.comp's order).
 void tree_pass(highp int n, highp int lid) {
   barrier();
-  for (highp int h = TM_RN / 2; h > 0; h /= 2) {
+  for (highp int h = TM_RL / 2; h > 0; h /= 2) {
     if (lid < h)
       for (highp int j = 0; j < n; j++)
-        part[j * TM_RN + lid] = fold(part[j * TM_RN + lid], part[j * TM_RN + lid + h]);
+        part[j * TM_RL + lid] = fold(part[j * TM_RL + lid], part[j * TM_RL + lid + h]);
     barrier();
   }
 }
@@ -83,30 +93,31 @@ void tree_pass(highp int n, highp int lid) {
 // The four slices' partials a0 .. a3 folded, as many slices a pass as part
 // holds (4 of 128 invocations, one of 512: a pass's barriers are what a
 // small plane's pool costs); every invocation gets the results.
+// TM_RL is the work group's size, TM_RN / TM_RR.
 void trees(inout highp vec4 a0, inout highp vec4 a1, inout highp vec4 a2, inout highp vec4 a3,
            highp int lid) {
-#if TM_RN * 4 <= TM_SQ_PART
+#if TM_RL * 4 <= TM_SQ_PART
   part[lid] = a0;
-  part[TM_RN + lid] = a1;
-  part[2 * TM_RN + lid] = a2;
-  part[3 * TM_RN + lid] = a3;
+  part[TM_RL + lid] = a1;
+  part[2 * TM_RL + lid] = a2;
+  part[3 * TM_RL + lid] = a3;
   tree_pass(4, lid);
   a0 = part[0];
-  a1 = part[TM_RN];
-  a2 = part[2 * TM_RN];
-  a3 = part[3 * TM_RN];
-#elif TM_RN * 2 <= TM_SQ_PART
+  a1 = part[TM_RL];
+  a2 = part[2 * TM_RL];
+  a3 = part[3 * TM_RL];
+#elif TM_RL * 2 <= TM_SQ_PART
   part[lid] = a0;
-  part[TM_RN + lid] = a1;
+  part[TM_RL + lid] = a1;
   tree_pass(2, lid);
   a0 = part[0];
-  a1 = part[TM_RN];
+  a1 = part[TM_RL];
   barrier();
   part[lid] = a2;
-  part[TM_RN + lid] = a3;
+  part[TM_RL + lid] = a3;
   tree_pass(2, lid);
   a2 = part[0];
-  a3 = part[TM_RN];
+  a3 = part[TM_RL];
 #else
   part[lid] = a0;
   tree_pass(1, lid);
@@ -127,13 +138,33 @@ void trees(inout highp vec4 a0, inout highp vec4 a1, inout highp vec4 a2, inout 
   barrier(); // part is reused
 }
 
-// Slices z0 .. z0+3 (those below S0) of batch b pooled into pv.
-void pool4(highp int b, highp int z0, highp int lid) {
+// Slice z's partial r of batch b in sqs (the batches' counts first).
+highp int sq_at(highp int b, highp int z, highp int r) {
+  return int(gl_NumWorkGroups.y) + ((b * TM_SQ_P0 + z) * TM_RR + r) * 4;
+}
+
+highp vec4 sq_get(highp int at) {
+  return uintBitsToFloat(uvec4(sqs_load(at), sqs_load(at + 1), sqs_load(at + 2), sqs_load(at + 3)));
+}
+
+void sq_put(highp int at, highp vec4 v) {
+  highp uvec4 u = floatBitsToUint(v);
+  sqs_store(at, u.x);
+  sqs_store(at + 1, u.y);
+  sqs_store(at + 2, u.z);
+  sqs_store(at + 3, u.w);
+}
+
+// Slices z0 .. z0+3 (those below S0) of batch b: this group's partials r
+// (TM_RR groups a slice group: the reduction's invocations r, r + TM_RR,
+// ..., whose first tree steps pair invocations TM_RR or more apart, all
+// of them in this group) into sqs.
+void pool4(highp int b, highp int z0, highp int r, highp int lid) {
   highp ivec3 is = x_shape();
   highp int n = is.x * is.y, z = b * sq.x + z0;
   bool h1 = z0 + 1 < sq.x, h2 = z0 + 2 < sq.x, h3 = z0 + 3 < sq.x;
   highp vec4 a0 = sqt.z == 0 ? vec4(-3.402823466e38) : vec4(0.0), a1 = a0, a2 = a0, a3 = a0;
-  for (highp int i = lid; i < n; i += TM_RN) {
+  for (highp int i = r + lid * TM_RR; i < n; i += TM_RN) {
     highp ivec3 q = ivec3(i % is.x, i / is.x, z);
     a0 = fold(a0, sq_read(q));
     if (h1) a1 = fold(a1, sq_read(q + ivec3(0, 0, 1)));
@@ -141,21 +172,35 @@ void pool4(highp int b, highp int z0, highp int lid) {
     if (h3) a3 = fold(a3, sq_read(q + ivec3(0, 0, 3)));
   }
   trees(a0, a1, a2, a3, lid); // slices past S0 too: barriers in uniform control flow
-  if (lid < 4 && z0 + lid < sq.x) {
-    highp vec4 r = lid == 0 ? a0 : lid == 1 ? a1 : lid == 2 ? a2 : a3;
-    r = sqt.z == 0 ? r : r / pcount;
-    r = clamp(r, pact.x, pact.y);
-    if (pact.z > 0.0) r = tanh(r);
-    pv[z0 + lid] = SQ_STORED(r);
-  }
-  barrier(); // pv is read next
+  if (lid < 4 && z0 + lid < sq.x)
+    sq_put(sq_at(b, z0 + lid, r), lid == 0 ? a0 : lid == 1 ? a1 : lid == 2 ? a2 : a3);
+}
+
+// Pooled slice z of batch b: its TM_RR partials folded as the reduction's
+// last steps fold invocations 0 .. TM_RR-1 (pairwise, halving), then
+// averaged, activated and rounded as the pool's store would.
+highp vec4 pooled(highp int b, highp int z) {
+#if TM_RR == 1
+  highp vec4 r = sq_get(sq_at(b, z, 0));
+#elif TM_RR == 2
+  highp vec4 r = fold(sq_get(sq_at(b, z, 0)), sq_get(sq_at(b, z, 1)));
+#elif TM_RR == 4
+  highp vec4 r = fold(fold(sq_get(sq_at(b, z, 0)), sq_get(sq_at(b, z, 2))),
+                      fold(sq_get(sq_at(b, z, 1)), sq_get(sq_at(b, z, 3))));
+#else
+#error "TM_RR: 1, 2 or 4 shares (kernels_squeeze.c)"
+#endif
+  r = sqt.z == 0 ? r : r / pcount;
+  r = clamp(r, pact.x, pact.y);
+  if (pact.z > 0.0) r = tanh(r);
+  return SQ_STORED(r);
 }
 
 // The parts of a 1x1 convolution of the texels IN_AT (islices, zero past
 // them up to whole chunks) to oslices, weights W_AT, biases BIAS, in ks
 // parts, ng groups of 4 output slices, each summed into its first part.
 #define CONV_PARTS(IN_AT, W_AT, BIAS, ks, ng, islices, oslices) \
-  for (highp int pr = lid; pr < (ng) * (ks); pr += TM_RN) { \
+  for (highp int pr = lid; pr < (ng) * (ks); pr += TM_RL) { \
     highp int g = pr / (ks), h = pr - g * (ks), s0 = g * 4, chunks = ((islices) + 3) / 4; \
     highp vec4 zero = vec4(0.0), w0, w1, w2, w3; \
     highp vec4 a0 = h == 0 && s0 < (oslices) ? BIAS(s0) : zero; \
@@ -215,32 +260,42 @@ highp vec4 first_value(highp int s, highp vec4 v) {
 }
 #endif
 
+shared bool last; // this work group is its batch's last to pool
+
 void main() {
-  highp int b = int(gl_WorkGroupID.x), lid = int(gl_LocalInvocationIndex);
-  for (highp int i = lid; i < TM_SQ_P0; i += TM_RN) pv[i] = vec4(0.0);
+  highp int b = int(gl_WorkGroupID.y), lid = int(gl_LocalInvocationIndex);
+  highp int z0 = int(gl_WorkGroupID.x) / TM_RR * 4, r = int(gl_WorkGroupID.x) % TM_RR;
+  if (z0 < sq.x) pool4(b, z0, r, lid); // groups past S0 only count
+  memoryBarrierBuffer(); // the pooled texels are written before the count
+  barrier();
+  if (lid == 0) last = (sqs_add(b, 1u) + 1u) % gl_NumWorkGroups.x == 0u;
+  barrier();
+  if (last) {
+    memoryBarrierBuffer();
+    for (highp int i = lid; i < TM_SQ_P0; i += TM_RL) pv[i] = i < sq.x ? pooled(b, i) : vec4(0.0);
 #ifndef TM_SQ_ONE
-  for (highp int i = lid; i < TM_SQ_P1; i += TM_RN) hv[i] = vec4(0.0);
+    for (highp int i = lid; i < TM_SQ_P1; i += TM_RL) hv[i] = vec4(0.0);
 #endif
-  barrier();
-  for (highp int z0 = 0; z0 < sq.x; z0 += 4) pool4(b, z0, lid);
+    barrier();
 #ifdef TM_SQ_ONE
-  CONV_PARTS(PV_AT, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.x, sq.z)
+    CONV_PARTS(PV_AT, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.x, sq.z)
 #else
-  CONV_PARTS(PV_AT, SW_AT, SW_BIAS, sqt.x, (sq.y + 3) / 4, sq.x, sq.y)
-  if (lid < (sq.y + 3) / 4)
-    for (highp int o = 0; o < 4; o++) {
-      highp int s = lid * 4 + o;
-      if (s < sq.y) hv[s] = first_value(s, part[lid * sqt.x * 4 + o]);
-    }
-  barrier();
-  CONV_PARTS(HV_AT, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.y, sq.z)
+    CONV_PARTS(PV_AT, SW_AT, SW_BIAS, sqt.x, (sq.y + 3) / 4, sq.x, sq.y)
+    if (lid < (sq.y + 3) / 4)
+      for (highp int o = 0; o < 4; o++) {
+        highp int s = lid * 4 + o;
+        if (s < sq.y) hv[s] = first_value(s, part[lid * sqt.x * 4 + o]);
+      }
+    barrier();
+    CONV_PARTS(HV_AT, W2_AT, B2_AT, sqt.y, (sq.z + 3) / 4, sq.y, sq.z)
 #endif
-  if (lid < (sq.z + 3) / 4) {
-    highp int s0 = lid * 4, d = lid * sqt.y * 4;
-    highp ivec3 p = ivec3(0, 0, b * sq.z + s0);
-    conv_write(p, s0, part[d]);
-    if (s0 + 1 < sq.z) conv_write(p + ivec3(0, 0, 1), s0 + 1, part[d + 1]);
-    if (s0 + 2 < sq.z) conv_write(p + ivec3(0, 0, 2), s0 + 2, part[d + 2]);
-    if (s0 + 3 < sq.z) conv_write(p + ivec3(0, 0, 3), s0 + 3, part[d + 3]);
+    if (lid < (sq.z + 3) / 4) {
+      highp int s0 = lid * 4, d = lid * sqt.y * 4;
+      highp ivec3 p = ivec3(0, 0, b * sq.z + s0);
+      conv_write(p, s0, part[d]);
+      if (s0 + 1 < sq.z) conv_write(p + ivec3(0, 0, 1), s0 + 1, part[d + 1]);
+      if (s0 + 2 < sq.z) conv_write(p + ivec3(0, 0, 2), s0 + 2, part[d + 2]);
+      if (s0 + 3 < sq.z) conv_write(p + ivec3(0, 0, 3), s0 + 3, part[d + 3]);
+    }
   }
 }

@@ -136,6 +136,73 @@ Test(gl_precision, half_buffers_read_exactly) {
   texmem_gl_context_destroy(ctx);
 }
 
+/* A scratch buffer: each of 32 work groups stores a word and counts itself
+ * (NAME_store, NAME_add), and the one that counts last (a count that only
+ * grows, so a multiple of 32 every run) reads every group's word and the
+ * count (NAME_load) into dst: all 32 stores are seen there, in each of two
+ * runs. A scratch bit past the buffers, or on a binary16 one, is refused. */
+Test(gl_precision, scratch_buffers_seen_by_the_last_group) {
+  static const char *const src =
+      "shared bool last;\n"
+      "void main() {\n"
+      "  highp uint g = gl_WorkGroupID.x, n = gl_NumWorkGroups.x;\n"
+      "  if (gl_LocalInvocationIndex == 0u) {\n"
+      "    cnt_store(1 + int(g), g * 3u + 1u);\n"
+      "    memoryBarrierBuffer();\n"
+      "    last = (cnt_add(0, 1u) + 1u) % n == 0u;\n"
+      "  }\n"
+      "  barrier();\n"
+      "  if (last && gl_LocalInvocationIndex == 0u) {\n"
+      "    memoryBarrierBuffer();\n"
+      "    highp uint sum = 0u;\n"
+      "    for (highp int i = 1; i <= int(n); i++) sum += cnt_load(i);\n"
+      "    dst_write(ivec3(0), vec4(float(cnt_load(0)), float(sum), 0.0, 0.0));\n"
+      "  }\n"
+      "}\n";
+  texmem_gl_context *ctx = tg_context();
+  static const char *const dst[] = {"dst"}, *const bufs[] = {"cnt"};
+  texmem_gl_program_desc d = {.name = "scratch",
+                              .source = src,
+                              .outputs = dst,
+                              .n_outputs = 1,
+                              .buffers = bufs,
+                              .n_buffers = 1,
+                              .local_size = {4, 1, 1},
+                              .scratch_buffers = 1};
+  texmem_gl_program prog;
+  TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
+  const uint32_t zeros[36] = {0};
+  texmem_gl_buffer b;
+  TG_OK(texmem_gl_buffer_create(ctx, zeros, sizeof zeros, &b, &tg_err_));
+  one_tensor t = one_tensor_pool(ctx, TEXMEM_GL_RGBA32F, TEXMEM_STORAGE_OBJECTS);
+  const size_t t0 = 0;
+  texmem_gl_op op = {.program = prog,
+                     .outputs = &t0,
+                     .n_outputs = 1,
+                     .buffers = &b,
+                     .n_buffers = 1,
+                     .groups = {32, 1, 1}};
+  for (int run = 1; run <= 2; run++) {
+    TG_OK(texmem_gl_run(t.pool, &op, 1, NULL, &tg_err_));
+    float out[8];
+    TG_OK(texmem_gl_tensor_read(t.pool, 0, out, &tg_err_));
+    cr_assert(out[0] == 32.0f * run && out[1] == 3.0f * 496 + 32, "run %d: count %g, words' sum %g",
+              run, out[0], out[1]);
+  }
+  one_tensor_free(&t);
+  texmem_gl_buffer_destroy(ctx, b);
+  texmem_gl_program_destroy(ctx, prog);
+
+  texmem_error err = {0};
+  d.scratch_buffers = 2; /* buffer 1 does not exist */
+  cr_assert_eq(texmem_gl_program_create(ctx, &d, &prog, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "scratch_buffers"), "%s", err.message);
+  d.scratch_buffers = d.half_buffers = 1;
+  cr_assert_eq(texmem_gl_program_create(ctx, &d, &prog, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
+  cr_assert(strstr(err.message, "binary16 and scratch"), "%s", err.message);
+  texmem_gl_context_destroy(ctx);
+}
+
 /* A BUFFER "texture" (an SSBO of texels) uploads and reads back exactly in
  * both formats, through the same accessors as an image; its limits are on
  * its texels (width x height). */

@@ -1376,6 +1376,72 @@ Test(rt_fusion, squeeze_folded) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
 }
 
+/* Outputs of one run of rt on inputs (malloc'd, as rt_run gives them). */
+static rt_outputs run_again(texmem_runtime *rt, const texmem_model *m, float **inputs) {
+  size_t n_in, n_out;
+  texmem_model_inputs(m, &n_in);
+  texmem_model_outputs(m, &n_out);
+  for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(rt, i, inputs[i], &tg_err_));
+  TG_OK(texmem_runtime_run(rt, &tg_err_));
+  rt_outputs o = {n_out, calloc(n_out + 1, sizeof(float *)), calloc(n_out + 1, sizeof(size_t))};
+  cr_assert(o.v && o.count);
+  for (size_t i = 0; i < n_out; i++) {
+    o.count[i] = texmem_runtime_output_size(rt, i);
+    o.v[i] = malloc((o.count[i] + 1) * sizeof(float));
+    cr_assert_not_null(o.v[i]);
+    TG_OK(texmem_runtime_get_output(rt, i, o.v[i], &tg_err_));
+  }
+  return o;
+}
+
+/* The squeeze pools in one work group a slice group and the last of a
+ * batch to finish, elected by a count that only grows, runs the
+ * convolutions: every run of one runtime must elect one, whatever ran
+ * before. 24 slices (6 pooling groups of 8 launched), 10 at batch 2 (3 of
+ * 4), 4 (one group): five runs each, new inputs each time (and the same
+ * twice), against an unfused runtime, both precisions. */
+Test(rt_fusion, squeeze_runs_again) {
+  static const int32_t shapes[][3] = {{1, 96, 24}, {2, 40, 12}, {1, 16, 8}};
+  texmem_gl_context *ctx = tg_context();
+  for (size_t c = 0; c < 3; c++)
+    for (int fp16 = 0; fp16 < 2; fp16++) {
+      rt_mb b = rt_mb_new();
+      int32_t x = input(&b, shapes[c][0], 9, 7, shapes[c][1]);
+      int32_t t =
+          conv(&b, global_pool(&b, x, 0, TEXMEM_ACT_NONE), 1, 1, shapes[c][2], 0, TEXMEM_ACT_RELU);
+      t = conv(&b, t, 1, 1, shapes[c][1], 0, TEXMEM_ACT_NONE);
+      rt_mb_output(&b, ew(&b, TEXMEM_OP_LOGISTIC, t, UNARY, false, TEXMEM_ACT_NONE));
+      TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
+      texmem_runtime_desc d = {.precision = fp16 ? TEXMEM_PRECISION_FP16 : TEXMEM_PRECISION_FP32,
+                               .kernels = TEXMEM_KERNELS_TILED,
+                               .reuse_checker = true},
+                          du = d;
+      du.unfused = true;
+      texmem_runtime *rt = NULL, *ru = NULL;
+      TG_OK(texmem_runtime_create(ctx, b.m, &d, &rt, &tg_err_));
+      TG_OK(texmem_runtime_create(ctx, b.m, &du, &ru, &tg_err_));
+      texmem_runtime_stats st;
+      texmem_runtime_get_stats(rt, &st);
+      cr_assert_eq(st.fused, 4, "%zu: %zu fused", c, st.fused); /* pool, conv, RELU, LOGISTIC */
+      for (uint64_t run = 0; run < 5; run++) {
+        size_t n_in;
+        float **in = rt_inputs(b.m, run == 3 ? 2 : run + 1, &n_in);
+        rt_outputs a = run_again(rt, b.m, in), u = run_again(ru, b.m, in);
+        char what[96];
+        snprintf(what, sizeof what, "squeeze of %d channels, batch %d, %s, run %llu", shapes[c][1],
+                 shapes[c][0], fp16 ? "fp16" : "fp32", (unsigned long long)run);
+        rt_assert_identical(&u, &a, what);
+        rt_outputs_free(&a);
+        rt_outputs_free(&u);
+        rt_free_arrays(in, n_in);
+      }
+      texmem_runtime_destroy(rt);
+      texmem_runtime_destroy(ru);
+      texmem_model_destroy(b.m);
+    }
+  texmem_gl_context_destroy(ctx);
+}
+
 /* The squeeze's pool must sum in op_reduce_hw.comp's order, invocation
  * count included: the unfused run pools there. In the cases above a
  * plane's mean carries a rounding error far below the biases' ulps, so a

@@ -279,7 +279,7 @@ typedef struct texmem_gl_program { uint32_t id; } texmem_gl_program; /* 0 = none
  *   ivec3 NAME_shape();  bool NAME_inside(ivec3 p);
  *   vec4 NAME_read(ivec3 p)            (inputs, read-only)
  *   void NAME_write(ivec3 p, vec4 v)   (outputs, write-only)
- * and for every NAME in buffers a read-only SSBO read as
+ * and for every NAME in buffers (but scratch_buffers') a read-only SSBO read as
  *   vec4 NAME_at(int i)                (the i-th vec4 of the buffer)
  * (an fp32 buffer is also the array `vec4 NAME[]`). The shader declares its
  * own plain uniforms (set per operation by name). Inputs are image units
@@ -297,6 +297,13 @@ typedef struct texmem_gl_program_desc {
   uint32_t half_buffers;            /* bit i set: buffer i holds IEEE binary16
                                        values (4 a vec4, 8 bytes), read with
                                        NAME_at; 0 = all fp32 */
+  uint32_t scratch_buffers;         /* bit i set: buffer i is the program's
+                                       own read-write memory, `coherent` uints
+                                       that every work group of a dispatch
+                                       sees: uint NAME_load(int i),
+                                       void NAME_store(int i, uint v),
+                                       uint NAME_add(int i, uint v) (atomicAdd,
+                                       the value before); 0 = none */
 } texmem_gl_program_desc;
 
 /* Compiles a default variant now (so errors show at once); other variants
