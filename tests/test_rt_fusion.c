@@ -1394,19 +1394,21 @@ static rt_outputs run_again(texmem_runtime *rt, const texmem_model *m, float **i
   return o;
 }
 
-/* The squeeze pools in one work group a slice group and the last of a
- * batch to finish, elected by a count that only grows, runs the
+/* The squeeze pools in work groups of a slice group's share each and the
+ * last of a batch to finish, elected by a count that only grows, runs the
  * convolutions: every run of one runtime must elect one, whatever ran
  * before. 24 slices (6 pooling groups of 8 launched), 10 at batch 2 (3 of
- * 4), 4 (one group): five runs each, new inputs each time (and the same
+ * 4), 4 (one group), 6 at batch 2 on a 70x60 plane (2 shares of 2 slice
+ * groups a batch): five runs each, new inputs each time (and the same
  * twice), against an unfused runtime, both precisions. */
 Test(rt_fusion, squeeze_runs_again) {
-  static const int32_t shapes[][3] = {{1, 96, 24}, {2, 40, 12}, {1, 16, 8}};
+  static const int32_t shapes[][5] = {
+      {1, 96, 24, 9, 7}, {2, 40, 12, 9, 7}, {1, 16, 8, 9, 7}, {2, 24, 8, 70, 60}};
   texmem_gl_context *ctx = tg_context();
-  for (size_t c = 0; c < 3; c++)
+  for (size_t c = 0; c < 4; c++)
     for (int fp16 = 0; fp16 < 2; fp16++) {
       rt_mb b = rt_mb_new();
-      int32_t x = input(&b, shapes[c][0], 9, 7, shapes[c][1]);
+      int32_t x = input(&b, shapes[c][0], shapes[c][3], shapes[c][4], shapes[c][1]);
       int32_t t =
           conv(&b, global_pool(&b, x, 0, TEXMEM_ACT_NONE), 1, 1, shapes[c][2], 0, TEXMEM_ACT_RELU);
       t = conv(&b, t, 1, 1, shapes[c][1], 0, TEXMEM_ACT_NONE);
