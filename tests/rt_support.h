@@ -51,13 +51,8 @@ static inline void rt_outputs_free(rt_outputs *o) {
 typedef void (*rt_inspect_fn)(const texmem_model *m, const texmem_runtime_desc *desc,
                               const texmem_runtime *rt);
 
-/* Creates a runtime for desc, runs it once on inputs, reads every output,
- * calls inspect. */
-static inline rt_outputs rt_run_inspect(texmem_gl_context *ctx, const texmem_model *m,
-                                        const texmem_runtime_desc *desc, float **inputs,
-                                        rt_inspect_fn inspect) {
-  texmem_runtime *rt = NULL;
-  TG_OK(texmem_runtime_create(ctx, m, desc, &rt, &tg_err_));
+/* Sets rt's inputs, runs it once and reads every output. */
+static inline rt_outputs rt_run_once(texmem_runtime *rt, const texmem_model *m, float **inputs) {
   size_t n_in, n_out;
   texmem_model_inputs(m, &n_in);
   texmem_model_outputs(m, &n_out);
@@ -71,6 +66,17 @@ static inline rt_outputs rt_run_inspect(texmem_gl_context *ctx, const texmem_mod
     cr_assert_not_null(o.v[i]);
     TG_OK(texmem_runtime_get_output(rt, i, o.v[i], &tg_err_));
   }
+  return o;
+}
+
+/* Creates a runtime for desc, runs it once on inputs, reads every output,
+ * calls inspect. */
+static inline rt_outputs rt_run_inspect(texmem_gl_context *ctx, const texmem_model *m,
+                                        const texmem_runtime_desc *desc, float **inputs,
+                                        rt_inspect_fn inspect) {
+  texmem_runtime *rt = NULL;
+  TG_OK(texmem_runtime_create(ctx, m, desc, &rt, &tg_err_));
+  rt_outputs o = rt_run_once(rt, m, inputs);
   if (inspect) inspect(m, desc, rt);
   texmem_runtime_destroy(rt);
   return o;

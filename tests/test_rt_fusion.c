@@ -1376,24 +1376,6 @@ Test(rt_fusion, squeeze_folded) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) check_squeeze(&cases[i]);
 }
 
-/* Outputs of one run of rt on inputs (malloc'd, as rt_run gives them). */
-static rt_outputs run_again(texmem_runtime *rt, const texmem_model *m, float **inputs) {
-  size_t n_in, n_out;
-  texmem_model_inputs(m, &n_in);
-  texmem_model_outputs(m, &n_out);
-  for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(rt, i, inputs[i], &tg_err_));
-  TG_OK(texmem_runtime_run(rt, &tg_err_));
-  rt_outputs o = {n_out, calloc(n_out + 1, sizeof(float *)), calloc(n_out + 1, sizeof(size_t))};
-  cr_assert(o.v && o.count);
-  for (size_t i = 0; i < n_out; i++) {
-    o.count[i] = texmem_runtime_output_size(rt, i);
-    o.v[i] = malloc((o.count[i] + 1) * sizeof(float));
-    cr_assert_not_null(o.v[i]);
-    TG_OK(texmem_runtime_get_output(rt, i, o.v[i], &tg_err_));
-  }
-  return o;
-}
-
 /* The squeeze pools in work groups of a slice group's share each and the
  * last of a batch to finish, elected by a count that only grows, runs the
  * convolutions: every run of one runtime must elect one, whatever ran
@@ -1428,7 +1410,7 @@ Test(rt_fusion, squeeze_runs_again) {
       for (uint64_t run = 0; run < 5; run++) {
         size_t n_in;
         float **in = rt_inputs(b.m, run == 3 ? 2 : run + 1, &n_in);
-        rt_outputs a = run_again(rt, b.m, in), u = run_again(ru, b.m, in);
+        rt_outputs a = rt_run_once(rt, b.m, in), u = rt_run_once(ru, b.m, in);
         char what[96];
         snprintf(what, sizeof what, "squeeze of %d channels, batch %d, %s, run %llu", shapes[c][1],
                  shapes[c][0], fp16 ? "fp16" : "fp32", (unsigned long long)run);
