@@ -116,8 +116,7 @@ static texmem_status pool_scratch(texmem__kernel_env *env, uint32_t batch, uint3
                                   uint32_t shares, texmem__kernel *k, texmem_error *err) {
   if (k->n_buffers >= TEXMEM__KERNEL_MAX_BUFFERS)
     return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT,
-                        "CONV_2D: no buffer left for the "
-                        "squeeze's scratch");
+                        "CONV_2D: no buffer left for the squeeze's scratch");
   size_t words = batch + (size_t)batch * ((slices + 3) / 4) * 16 * shares;
   texmem_status s = texmem__kernel_scratch(env, words, &k->buffers[k->n_buffers], err);
   if (s) return s;
@@ -177,13 +176,13 @@ texmem_status texmem__conv_squeeze(texmem__kernel_env *env, const texmem_model *
            "#define TM_RN %u\n#define TM_RL %u\n#define TM_RR %u\n#define TM_SQ_PART %u\n"
            "#define TM_SQ_P0 %u\n#define TM_SQ_P1 %u\n",
            rn, SQ_GROUP, share, TEXMEM__KU_REDUCE_GROUP_MAX, (s0 + 3) / 4 * 4, (s1 + 3) / 4 * 4);
-  uint32_t pass = 1; /* work groups a batch: a share of a pool pass each, a power of two */
-  while (pass < (s0 + 3) / 4) pass *= 2;
-  pass *= share;
+  uint32_t groups = 1; /* a batch's: a share of a pool pass each, a power of two */
+  while (groups < (s0 + 3) / 4) groups *= 2;
+  groups *= share;
   if ((s = pool_scratch(env, x->b, s0, share, out, err)) ||
       (s = texmem__conv_program(env, model, op, "op_squeeze.comp", defs, local, out, err)))
     return s;
-  out->groups[0] = pass;
+  out->groups[0] = groups;
   out->groups[1] = x->b;
   out->groups[2] = 1;
   texmem__ku_batch(out, x->b);
