@@ -31,7 +31,8 @@
 #            bench/gpu_table.py --alone alone.jsonl --driver alone_before.jsonl)
 #   profile  `--profile` on MobileNet v2, the selfie model and
 #            face_landmark_with_attention (and with the older build:
-#            profile_before.jsonl)
+#            profile_before.jsonl; bench/gpu_table.py --kernels-vs
+#            profile.jsonl profile_before.jsonl: each kernel's GPU time in both)
 #   tiles    `--profile` with the tiled 1x1 kernel's split forced (--split
 #            1..16) and chosen per layer, MobileNet v2 fp16 first, then two
 #            MediaPipe models (tiles.jsonl; bench/gpu_table.py --tiles

@@ -18,13 +18,16 @@ GPU time in each split of the kernel against the per-layer choice;
 --dispatch-cost: its dispatch_cost.jsonl, the least a dispatch costs;
 --clocks CLOCKS.csv X.jsonl...: the GPU's SM clock and utilization during
 each process of X (gpu_session.sh's clocks.csv, lines with t0 and t1), beside
-its compile time, warm-up and latency. Latency:
+its compile time, warm-up and latency; --kernels-vs PROFILE.jsonl
+PROFILE_BEFORE.jsonl: the profile phase's two builds, each kernel's GPU time
+a run side by side. Latency:
 the median over processes of each process's median; memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
                        [--compare K.jsonl ...] [--compile W.jsonl] [--driver E.jsonl]
                        [--tiles T.jsonl] [--dispatch-cost D.jsonl]
                        [--clocks CLOCKS.csv X.jsonl ...]
+                       [--kernels-vs PROFILE.jsonl PROFILE_BEFORE.jsonl]
 """
 import argparse
 import json
@@ -193,6 +196,48 @@ def tiles_table(path, storage="buffer"):
                   " | %.1f | %.1f |" % (sums["best"] / 1e3, sums[0] / 1e3))
 
 
+def kernels_vs_table(after_path, before_path, storage="buffer"):
+    """Two builds' `--profile` reports of the same models (gpu_session.sh's
+    profile.jsonl and profile_before.jsonl): per model, each kernel's
+    dispatches and GPU us a run in both, and the run's GPU time (medians
+    over processes): what a kernel's change did to its own time."""
+    def kernels(reps):
+        runs, by = [], {}
+        for r in reps:
+            prof = (r.get("profile") or {}).get(storage)
+            if not prof:
+                continue
+            runs.append(prof["run_gpu_ns"])
+            for k in prof.get("by_kernel", []):
+                by.setdefault(k["name"], []).append((k["dispatches"], k["gpu_ns"]))
+        return runs, by
+    for p in ("fp16", "fp32"):
+        after, before = load([after_path], p), load([before_path], p)
+        for name in sorted(set(after) & set(before)):
+            (ra, ka), (rb, kb) = kernels(after[name]), kernels(before[name])
+            if not ra or not rb:
+                continue
+            print("\n%s, %s, %s: GPU us a run, after / before (%s, %s)\n"
+                  % (name, p, storage, after_path, before_path))
+            print("| kernel | dispatches after | before | us after | before | after / before |")
+            print("|---|---:|---:|---:|---:|---:|")
+            for k in sorted(set(ka) | set(kb), key=lambda k: -max(
+                    statistics.median(v[1] for v in ka.get(k, [(0, 0)])),
+                    statistics.median(v[1] for v in kb.get(k, [(0, 0)])))):
+                cells = []
+                for side in (ka, kb):
+                    v = side.get(k)
+                    cells.append(("%d" % v[0][0], statistics.median(x[1] for x in v) / 1e3)
+                                 if v else ("-", None))
+                us = ["-" if c[1] is None else "%.1f" % c[1] for c in cells]
+                ratio = "%.2f" % (cells[0][1] / cells[1][1]) if all(
+                    c[1] for c in cells) else "-"
+                print("| %s | %s | %s | %s | %s | %s |"
+                      % (k, cells[0][0], cells[1][0], us[0], us[1], ratio))
+            a_us, b_us = statistics.median(ra) / 1e3, statistics.median(rb) / 1e3
+            print("| run | | | %.1f | %.1f | %.2f |" % (a_us, b_us, a_us / b_us))
+
+
 def dispatch_cost_table(path):
     """`texmem bench --dispatch-cost --json` lines: us a dispatch per chain
     and process (GPU, then CPU submit)."""
@@ -268,6 +313,7 @@ def main():
     ap.add_argument("--tiles", nargs="*")
     ap.add_argument("--dispatch-cost", nargs="*")
     ap.add_argument("--clocks", nargs="+", metavar=("CLOCKS.csv", "X.jsonl"))
+    ap.add_argument("--kernels-vs", nargs=2, metavar=("PROFILE.jsonl", "PROFILE_BEFORE.jsonl"))
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -288,6 +334,8 @@ def main():
         dispatch_cost_table(path)
     if a.clocks:
         clocks_table(a.clocks[0], a.clocks[1:])
+    if a.kernels_vs:
+        kernels_vs_table(*a.kernels_vs)
 
 
 if __name__ == "__main__":
