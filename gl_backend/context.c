@@ -432,6 +432,7 @@ void texmem_gl_counters_reset(texmem_gl_context *ctx) {
   texmem_gl_counters *c = &ctx->counters;
   c->binds = c->barriers = c->dispatches = c->textures_created = c->programs_compiled = 0;
   c->compile_ns = c->programs_loaded = c->compile_threads_max = 0;
+  c->work_groups = c->invocations = 0;
 }
 
 void texmem__gl_fail_texture_creation(texmem_gl_context *ctx, uint64_t k) {

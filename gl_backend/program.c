@@ -335,6 +335,9 @@ texmem_status texmem__gl_exec(texmem_gl_context *ctx, texmem__gl_prog *p,
   if (st) return st;
   glDispatchCompute(groups[0], groups[1], groups[2]);
   ctx->counters.dispatches++;
+  uint64_t wg = (uint64_t)groups[0] * groups[1] * groups[2];
+  ctx->counters.work_groups += wg;
+  ctx->counters.invocations += wg * p->local[0] * p->local[1] * p->local[2];
   st = texmem__gl_check(err, "glDispatchCompute");
   if (st) {
     size_t len = err ? strlen(err->message) : 0;

@@ -524,9 +524,14 @@ static texmem_status run_profiled(texmem_runtime *rt, texmem_error *err) {
   for (size_t i = 0; i < rt->n_gl_ops; i++) {
     st = rt->timer ? texmem_gl_timer_begin(rt->timer, i, err) : TEXMEM_STATUS_OK;
     if (st) return st;
+    texmem_gl_counters c0, c1;
+    texmem_gl_counters_get(rt->ctx, &c0);
     uint64_t t0 = now_ns();
     st = texmem_gl_dispatch(rt->pool, &rt->ops[i], err);
     rt->prof[i].cpu_submit_ns = now_ns() - t0;
+    texmem_gl_counters_get(rt->ctx, &c1);
+    rt->prof[i].work_groups = c1.work_groups - c0.work_groups;
+    rt->prof[i].invocations = c1.invocations - c0.invocations;
     if (!st && rt->timer) st = texmem_gl_timer_end(rt->timer, i, err);
     if (st) return st;
   }

@@ -72,6 +72,17 @@ Test(cli_bench_profile, profile_json) {
      * median run's dispatches, operator indices rising. */
     double every = array_sum(at, "every_dispatch", "gpu_ns", &k);
     cr_expect_eq((double)k, n, "%s", name);
+    /* Work groups: every dispatch launched some, its kernel's and its
+     * type's sums are theirs, and no group is empty. */
+    double every_wg = array_sum(at, "every_dispatch", "work_groups", &k);
+    double every_inv = array_sum(at, "every_dispatch", "invocations", &k);
+    cr_expect_geq(every_wg, n, "%s", name);
+    cr_expect_geq(every_inv, every_wg, "%s", name);
+    cr_expect_eq(array_sum(at, "by_kernel", "work_groups", &k), every_wg, "%s", name);
+    cr_expect_eq(array_sum(at, "by_op_type", "invocations", &k), every_inv, "%s", name);
+    for (const char *q = strstr(at, "\"work_groups\": "); q && q < strstr(at, "\"every_dispatch\"");
+         q = strstr(q + 1, "\"work_groups\": "))
+      cr_expect_gt(strtod(q + 15, NULL), 0, "%s: a dispatch of no work group", name);
     cr_expect_leq(every, sum, "%s", name);
     cr_expect_gt(every, 0, "%s", name);
     const char *ev = strstr(at, "\"every_dispatch\": ["), *eend = strchr(ev, ']');
@@ -100,6 +111,7 @@ Test(cli_bench_profile, profile_report_text) {
     cr_expect_not_null(strstr(r.out, "by operator type"), "%s", r.out);
     cr_expect_not_null(strstr(r.out, "by kernel"), "%s", r.out);
     cr_expect_not_null(strstr(r.out, "slowest dispatches"), "%s", r.out);
+    cr_expect_not_null(strstr(r.out, "work groups\n"), "%s", r.out);
     for (int s = 0; s < 4; s++) {
       char want[32];
       snprintf(want, sizeof want, "\n  %s: run ", bench_storages[s]);

@@ -149,6 +149,50 @@ Test(gl_context, two_contexts_share_a_display) {
   texmem_gl_context_destroy(a);
 }
 
+/* Work groups and invocations are counted per dispatch: given groups
+ * (3x2x1 of 4x2x1 invocations) and groups covering the output (a 10x3
+ * texture in groups of 8x8: 2x1x1); a reset zeroes them. */
+Test(gl_context, counters_count_work_groups) {
+  static const char *const src =
+      "void main() {\n"
+      "  highp ivec3 p = ivec3(gl_GlobalInvocationID);\n"
+      "  if (dst_inside(p)) dst_write(p, vec4(1.0));\n"
+      "}\n";
+  static const char *const dst[] = {"dst"};
+  texmem_gl_context *ctx = tg_context();
+  static const texmem_record r[] = {{0, {10, 3, 1}, 0, 0}};
+  static const size_t of[] = {0};
+  texmem_plan *plan = tg_manual_plan(r, 1, 3, of, 1);
+  texmem_gl_pool_desc pd = {.plan = plan, .records = r, .record_count = 1, .dims = 3};
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &pd, &pool, &tg_err_));
+  texmem_gl_program_desc d = {
+      .name = "ones", .source = src, .outputs = dst, .n_outputs = 1, .local_size = {4, 2, 1}};
+  texmem_gl_program prog, cover;
+  TG_OK(texmem_gl_program_create(ctx, &d, &prog, &tg_err_));
+  d.local_size[0] = d.local_size[1] = 8;
+  TG_OK(texmem_gl_program_create(ctx, &d, &cover, &tg_err_));
+  const size_t t0 = 0;
+  texmem_gl_op ops[2] = {{.program = prog, .outputs = &t0, .n_outputs = 1, .groups = {3, 2, 1}},
+                         {.program = cover, .outputs = &t0, .n_outputs = 1}};
+  texmem_gl_counters_reset(ctx);
+  TG_OK(texmem_gl_run(pool, ops, 2, NULL, &tg_err_));
+  texmem_gl_counters c;
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.dispatches, 2);
+  cr_assert_eq(c.work_groups, 6 + 2, "%llu", (unsigned long long)c.work_groups);
+  cr_assert_eq(c.invocations, 6 * 8 + 2 * 64, "%llu", (unsigned long long)c.invocations);
+  texmem_gl_counters_reset(ctx);
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.work_groups, 0);
+  cr_assert_eq(c.invocations, 0);
+  texmem_gl_program_destroy(ctx, prog);
+  texmem_gl_program_destroy(ctx, cover);
+  texmem_gl_pool_destroy(pool);
+  texmem_plan_destroy(plan);
+  texmem_gl_context_destroy(ctx);
+}
+
 Test(gl_context, counters_reset_keeps_live_figures) {
   texmem_gl_context *ctx = tg_context();
   texmem_gl_texture t;

@@ -55,10 +55,25 @@ Test(rt_profile, records_of_a_run) {
   cr_expect_eq(texmem_runtime_get_profile(rt, &p, &err), TEXMEM_STATUS_INVALID_ARGUMENT);
   cr_expect_not_null(strstr(err.message, "no complete run"), "%s", err.message);
   for (int r = 0; r < 3; r++) {
+    texmem_gl_counters c0, c1;
+    texmem_gl_counters_get(ctx, &c0);
     TG_OK(texmem_runtime_run(rt, &tg_err_));
+    texmem_gl_counters_get(ctx, &c1);
     TG_OK(texmem_runtime_get_profile(rt, &p, &tg_err_));
     cr_assert_eq(p.n_records, 6);
     cr_expect_eq(p.timer, kind);
+    /* Each dispatch's work groups cover its 128x128x4 texels, and the
+     * records' sum is what the context counted for the run. */
+    uint64_t wg = 0, inv = 0;
+    for (size_t i = 0; i < p.n_records; i++) {
+      const texmem_profile_record *x = &p.records[i];
+      cr_expect_geq(x->invocations, 128 * 128 * 4, "dispatch %zu", i);
+      cr_expect(x->work_groups > 0 && x->invocations % x->work_groups == 0, "dispatch %zu", i);
+      wg += x->work_groups;
+      inv += x->invocations;
+    }
+    cr_expect_eq(wg, c1.work_groups - c0.work_groups);
+    cr_expect_eq(inv, c1.invocations - c0.invocations);
     if (p.disjoint) continue;
     uint64_t gpu = 0, cpu = 0;
     for (size_t i = 0; i < p.n_records; i++) {

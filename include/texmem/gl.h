@@ -500,11 +500,15 @@ typedef struct texmem_gl_counters {
                                  the program cache's binaries, not compiled */
   uint64_t compile_threads_max; /* since creation / reset: the most threads
                                    one batch of compiles ran on */
+  uint64_t work_groups;         /* since creation / reset: work groups the
+                                   dispatches launched (x * y * z each) */
+  uint64_t invocations;         /* and their invocations (x local size) */
 } texmem_gl_counters;
 
 TEXMEM_API void texmem_gl_counters_get(const texmem_gl_context *ctx, texmem_gl_counters *out);
-/* Zeroes the event counts (binds .. programs_compiled, programs_loaded),
- * compile_ns and compile_threads_max, not the live ones. */
+/* Zeroes the event counts (binds .. programs_compiled, programs_loaded,
+ * work_groups, invocations), compile_ns and compile_threads_max, not the
+ * live ones. */
 TEXMEM_API void texmem_gl_counters_reset(texmem_gl_context *ctx);
 
 #ifdef __cplusplus

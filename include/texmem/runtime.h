@@ -245,6 +245,10 @@ typedef struct texmem_profile_record {
                              it (barrier, binding and the work) */
   uint64_t cpu_submit_ns; /* CPU time of issuing it: checks, binding, the
                              GL calls (the GPU may run it later) */
+  uint64_t work_groups;   /* work groups it launched: a GPU runs a few
+                             thousand at once, so a dispatch of a handful
+                             is one work group's serial path long */
+  uint64_t invocations;   /* their invocations */
 } texmem_profile_record;
 
 typedef struct texmem_runtime_profile {

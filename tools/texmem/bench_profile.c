@@ -23,14 +23,18 @@ static char *copy_name(const char *name) {
   return copy;
 }
 
-/* Adds one dispatch to the entry of `name` (a new one at the end). */
-static bool agg_add(bench_agg **v, size_t *n, const char *name, uint64_t gpu, uint64_t cpu) {
+/* Adds dispatch r (its GPU and CPU ns) to the entry of `name` (a new one at
+ * the end). */
+static bool agg_add(bench_agg **v, size_t *n, const char *name, const texmem_profile_record *r,
+                    uint64_t gpu, uint64_t cpu) {
   if (!name) name = "?";
   for (size_t i = 0; i < *n; i++)
     if (!strcmp((*v)[i].name, name)) {
       (*v)[i].dispatches++;
       (*v)[i].gpu_ns += gpu;
       (*v)[i].cpu_ns += cpu;
+      (*v)[i].work_groups += r->work_groups;
+      (*v)[i].invocations += r->invocations;
       return true;
     }
   bench_agg *g = realloc(*v, (*n + 1) * sizeof *g);
@@ -38,7 +42,12 @@ static bool agg_add(bench_agg **v, size_t *n, const char *name, uint64_t gpu, ui
   *v = g;
   char *copy = copy_name(name);
   if (!copy) return false;
-  g[(*n)++] = (bench_agg){.name = copy, .dispatches = 1, .gpu_ns = gpu, .cpu_ns = cpu};
+  g[(*n)++] = (bench_agg){.name = copy,
+                          .dispatches = 1,
+                          .gpu_ns = gpu,
+                          .cpu_ns = cpu,
+                          .work_groups = r->work_groups,
+                          .invocations = r->invocations};
   return true;
 }
 
@@ -155,9 +164,12 @@ static bool keep_every(bench_profile_storage *ps, const texmem_runtime_profile *
     char *copy = copy_name(name);
     if (!copy) break;
     ps->every[ps->n_every++] =
-        (bench_agg){.name = copy, .dispatches = 1,
+        (bench_agg){.name = copy,
+                    .dispatches = 1,
                     .gpu_ns = column_median(buf->gpu, buf->n_rec, i, kept, tmp),
-                    .cpu_ns = column_median(buf->cpu, buf->n_rec, i, kept, tmp)};
+                    .cpu_ns = column_median(buf->cpu, buf->n_rec, i, kept, tmp),
+                    .work_groups = p->records[i].work_groups,
+                    .invocations = p->records[i].invocations};
   }
   free(tmp);
   return ps->n_every == buf->n_rec;
@@ -171,7 +183,7 @@ static bool keep_slowest(bench_profile_storage *ps, const texmem_runtime_profile
   for (size_t i = 0; i < buf->n_rec; i++) {
     char name[160];
     dispatch_name(&p->records[i], name, sizeof name);
-    if (!agg_add(&ps->slowest, &ps->n_slowest, name, buf->gpu[row * buf->n_rec + i],
+    if (!agg_add(&ps->slowest, &ps->n_slowest, name, &p->records[i], buf->gpu[row * buf->n_rec + i],
                  buf->cpu[row * buf->n_rec + i]))
       return false;
   }
@@ -190,8 +202,8 @@ static bool aggregate(bench_profile_storage *ps, const texmem_runtime_profile *p
     uint64_t g = buf->gpu[row * buf->n_rec + i], c = buf->cpu[row * buf->n_rec + i];
     ps->gpu_ns += g;
     ps->cpu_ns += c;
-    if (!agg_add(&ps->by_type, &ps->n_type, p->records[i].op_type, g, c) ||
-        !agg_add(&ps->by_kernel, &ps->n_kernel, p->records[i].kernel, g, c))
+    if (!agg_add(&ps->by_type, &ps->n_type, p->records[i].op_type, &p->records[i], g, c) ||
+        !agg_add(&ps->by_kernel, &ps->n_kernel, p->records[i].kernel, &p->records[i], g, c))
       return false;
   }
   qsort(ps->by_type, ps->n_type, sizeof *ps->by_type, agg_by_gpu);
@@ -252,10 +264,11 @@ static double ms(uint64_t ns) { return (double)ns / 1e6; }
 static double pct(uint64_t a, uint64_t b) { return b ? 100.0 * (double)a / (double)b : 0.0; }
 
 static void print_aggs(const char *title, const bench_agg *v, size_t n, uint64_t total) {
-  printf("    %-28s %6s %12s %7s %14s\n", title, "disp.", "GPU ms", "GPU %", "CPU submit ms");
+  printf("    %-28s %6s %12s %7s %14s %12s\n", title, "disp.", "GPU ms", "GPU %", "CPU submit ms",
+         "work groups");
   for (size_t i = 0; i < n; i++)
-    printf("    %-28s %6zu %12.3f %7.1f %14.3f\n", v[i].name, v[i].dispatches, ms(v[i].gpu_ns),
-           pct(v[i].gpu_ns, total), ms(v[i].cpu_ns));
+    printf("    %-28s %6zu %12.3f %7.1f %14.3f %12" PRIu64 "\n", v[i].name, v[i].dispatches,
+           ms(v[i].gpu_ns), pct(v[i].gpu_ns, total), ms(v[i].cpu_ns), v[i].work_groups);
 }
 
 void bench_profile_print(const bench_profile *p) {
@@ -291,8 +304,9 @@ static void json_aggs(const char *key, const bench_agg *v, size_t n) {
   for (size_t i = 0; i < n; i++) {
     printf("%s\n        {\"name\": ", i ? "," : "");
     cli_json_str(stdout, v[i].name);
-    printf(", \"dispatches\": %zu, \"gpu_ns\": %" PRIu64 ", \"cpu_submit_ns\": %" PRIu64 "}",
-           v[i].dispatches, v[i].gpu_ns, v[i].cpu_ns);
+    printf(", \"dispatches\": %zu, \"gpu_ns\": %" PRIu64 ", \"cpu_submit_ns\": %" PRIu64
+           ", \"work_groups\": %" PRIu64 ", \"invocations\": %" PRIu64 "}",
+           v[i].dispatches, v[i].gpu_ns, v[i].cpu_ns, v[i].work_groups, v[i].invocations);
   }
   printf("]");
 }

@@ -32,6 +32,7 @@ typedef struct bench_agg {
   const char *name; /* op type or kernel (borrowed from a runtime: copied) */
   size_t dispatches;
   uint64_t gpu_ns, cpu_ns;
+  uint64_t work_groups, invocations; /* launched by its dispatches, summed */
 } bench_agg;
 
 typedef struct bench_profile_storage {
