@@ -15,8 +15,8 @@
 // count, folds the shares and runs both convolutions from there.
 // The count of batch b (sqs word b) only grows: the groups a batch,
 // gl_NumWorkGroups.x, are a power of two, so the last group of every run
-// sees a multiple of it, with no reset between runs. The pooled texels
-// follow the counts, 4 words a slice (their bits). Every step adds its
+// sees a multiple of it, with no reset between runs. The shares' partials
+// follow the counts, 4 words each (their bits). Every step adds its
 // terms in the order its own kernel did and rounds what that kernel stored
 // (TM_SQ_ROUND: binary16), so y equals the three dispatches' bit for bit:
 // - the pool as op_reduce_hw.comp: invocation i folds the plane's texels
@@ -24,7 +24,9 @@
 //   shared memory, halving each step; four slices a pass, each invocation
 //   reading the four (TM_RN, a power of two up to TM_SQ_PART, grows with
 //   the plane as op_reduce_hw.comp's: kernels_util.h), their partials
-//   folded as many slices at once as the shared array holds.
+//   folded as many slices at once as the shared array holds; a group's
+//   tree takes the steps that pair invocations TM_RR or more apart, the
+//   elected group the last log2(TM_RR) (pooled()).
 // - each convolution as op_conv1x1_tiled.comp adds one pixel's terms when
 //   the runtime's tile splits the input slices in KS parts (sqt.x, sqt.y):
 //   part h sums chunks h, h + KS, ... (4 input slices each, a slice's
