@@ -165,20 +165,23 @@ def tiles_table(path, storage="buffer"):
     for p in ("fp16", "fp32"):
         for name, reps in sorted(load([path], p).items()):
             by = {}  # split -> {dispatch name -> ns}
+            groups = {}  # dispatch name -> work groups in the per-layer choice
             for r in reps:
                 prof = (r.get("profile") or {}).get(storage)
                 if prof and "every_dispatch" in prof:
-                    by[r.get("conv1x1_split", 0)] = {
-                        d["name"]: d["gpu_ns"] for d in prof["every_dispatch"]
-                        if "conv1x1_tiled" in d["name"]}
+                    tiled = [d for d in prof["every_dispatch"] if "conv1x1_tiled" in d["name"]]
+                    k = r.get("conv1x1_split", 0)
+                    by[k] = {d["name"]: d["gpu_ns"] for d in tiled}
+                    if k == 0:
+                        groups = {d["name"]: d.get("work_groups") for d in tiled}
             if 0 not in by or len(by) < 2:
                 continue
             splits = sorted(k for k in by if k)
             print("\n%s, %s, %s: tiled 1x1 layers, GPU us (median of the profiled runs):\n"
                   % (name, p, storage))
             print("| layer | " + " | ".join("split %d" % k for k in splits) +
-                  " | fastest | per-layer choice |")
-            print("|---|" + "---:|" * (len(splits) + 2))
+                  " | fastest | per-layer choice | its work groups |")
+            print("|---|" + "---:|" * (len(splits) + 3))
             sums = dict.fromkeys(splits + [0, "best"], 0.0)
             for layer, ns in by[0].items():
                 t = {k: by[k].get(layer) for k in splits}
@@ -188,12 +191,12 @@ def tiles_table(path, storage="buffer"):
                     sums[k] += v
                 sums[0] += ns
                 sums["best"] += known[best] if best else ns
-                print("| %s | %s | %s | %.1f |" % (
+                print("| %s | %s | %s | %.1f | %s |" % (
                     layer.split(" CONV_2D")[0],
                     " | ".join("-" if t[k] is None else "%.1f" % (t[k] / 1e3) for k in splits),
-                    best or "-", ns / 1e3))
+                    best or "-", ns / 1e3, groups.get(layer) or "-"))
             print("| sum | " + " | ".join("%.1f" % (sums[k] / 1e3) for k in splits) +
-                  " | %.1f | %.1f |" % (sums["best"] / 1e3, sums[0] / 1e3))
+                  " | %.1f | %.1f | |" % (sums["best"] / 1e3, sums[0] / 1e3))
 
 
 def kernels_vs_table(after_path, before_path, storage="buffer"):
