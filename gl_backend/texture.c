@@ -29,6 +29,10 @@ GLuint texmem__gl_texture_name(const texmem_gl_context *ctx, texmem_gl_texture t
   return x ? x->name : 0;
 }
 
+uint32_t texmem_gl_texture_gl_name(const texmem_gl_context *ctx, texmem_gl_texture t) {
+  return texmem__gl_texture_name(ctx, t);
+}
+
 static const char *target_name(texmem_gl_target t) {
   return t == TEXMEM_GL_TARGET_2D       ? "2D"
          : t == TEXMEM_GL_TARGET_3D     ? "3D"

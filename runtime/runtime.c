@@ -482,6 +482,43 @@ static size_t io_pool_tensor(const texmem_runtime *rt, size_t i, bool output) {
   return rt->pool_of[v[i]];
 }
 
+/* GL enums of the two formats (the caller's GL headers have them). */
+#define GL_ENUM_RGBA16F 0x881Au
+#define GL_ENUM_RGBA32F 0x8814u
+
+static texmem_status io_texture(const texmem_runtime *rt, size_t i, bool output,
+                                texmem_runtime_io_texture *out, texmem_error *err) {
+  if (!rt || !out)
+    return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "runtime or out is NULL");
+  memset(out, 0, sizeof *out);
+  const char *what = output ? "output" : "input";
+  const texmem_tensor *t = io_tensor(rt, i, output);
+  if (!t) return texmem__fail(err, TEXMEM_STATUS_INVALID_ARGUMENT, "no graph %s %zu", what, i);
+  texmem_gl_texture tex = texmem_gl_pool_tensor_texture(rt->pool, io_pool_tensor(rt, i, output));
+  texmem_gl_texture_desc d;
+  texmem_status st = texmem_gl_texture_get_desc(rt->ctx, tex, &d, err);
+  if (st) return st;
+  out->gl_name = texmem_gl_texture_gl_name(rt->ctx, tex);
+  out->gl_internal_format = d.format == TEXMEM_GL_RGBA32F ? GL_ENUM_RGBA32F : GL_ENUM_RGBA16F;
+  out->width = (uint32_t)d.dims[0];
+  out->height = (uint32_t)d.dims[1];
+  out->layers = (uint32_t)d.dims[2];
+  out->batch = t->b;
+  out->channels = t->c;
+  out->slices = (uint32_t)slices(t->c);
+  return TEXMEM_STATUS_OK;
+}
+
+texmem_status texmem_runtime_input_texture(const texmem_runtime *rt, size_t i,
+                                           texmem_runtime_io_texture *out, texmem_error *err) {
+  return io_texture(rt, i, false, out, err);
+}
+
+texmem_status texmem_runtime_output_texture(const texmem_runtime *rt, size_t i,
+                                            texmem_runtime_io_texture *out, texmem_error *err) {
+  return io_texture(rt, i, true, out, err);
+}
+
 static size_t elements(const texmem_tensor *t) { return (size_t)t->b * t->h * t->w * t->c; }
 
 size_t texmem_runtime_input_size(const texmem_runtime *rt, size_t i) {

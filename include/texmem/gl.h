@@ -158,6 +158,10 @@ TEXMEM_API texmem_status texmem_gl_texture_get_desc(const texmem_gl_context *ctx
                                                     texmem_gl_texture t,
                                                     texmem_gl_texture_desc *out,
                                                     texmem_error *err);
+/* The GL name of t (a texture's; a BUFFER target's SSBO), for the
+ * caller's own GL calls in this context; 0 for a stale or zero handle.
+ * The object stays the context's: never delete it or change its storage. */
+TEXMEM_API uint32_t texmem_gl_texture_gl_name(const texmem_gl_context *ctx, texmem_gl_texture t);
 /* Whole-texture upload / read back of fp32 texels in (z, y, x, rgba) order
  * (PHWC4: z = slice); fp16 textures are converted. */
 TEXMEM_API texmem_status texmem_gl_texture_upload(texmem_gl_context *ctx, texmem_gl_texture t,

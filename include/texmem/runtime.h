@@ -133,6 +133,47 @@ TEXMEM_API texmem_status texmem_runtime_finish(texmem_runtime *rt, texmem_error 
 /* Graph output i: reads BHWC fp32 values back (waits for the GPU). */
 TEXMEM_API texmem_status texmem_runtime_get_output(texmem_runtime *rt, size_t i,
                                                    float *values, texmem_error *err);
+/* Graph inputs and outputs on the GPU, with no copy through the CPU.
+ * Each graph input and output is a GL_TEXTURE_2D_ARRAY of the runtime
+ * (immutable, one level, GL_RGBA16F in fp16 runs, GL_RGBA32F in fp32):
+ * element (b, y, x, c) of the BHWC tensor is component c % 4 of texel
+ * (x, y) in layer b * ceil(C / 4) + c / 4, and the components past C in a
+ * batch's last layer are 0. A caller's own GL work in the runtime's
+ * context (texmem_gl_context_adopt: the delegate's) may write an input
+ * instead of texmem_runtime_set_input (a camera frame cropped and scaled
+ * by its shader) and read an output instead of texmem_runtime_get_output
+ * (a mask drawn by its renderer). GL orders uploads (glTexSubImage3D) and
+ * texture reads by itself; writes and reads of shaders need barriers:
+ *   - an input written with imageStore: glMemoryBarrier(
+ *     GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT)
+ *     before texmem_runtime_run;
+ *   - an output after texmem_runtime_run: glMemoryBarrier with the bit of
+ *     how it is read (GL_TEXTURE_FETCH_BARRIER_BIT to sample it,
+ *     GL_SHADER_IMAGE_ACCESS_BARRIER_BIT for imageLoad,
+ *     GL_FRAMEBUFFER_BARRIER_BIT or GL_TEXTURE_UPDATE_BARRIER_BIT to read
+ *     it back).
+ * The components past C must stay 0, and an fp16 input is stored as
+ * given: texmem_runtime_set_input rounds to the nearest binary16, where
+ * drivers' imageStore may truncate. The texture is the runtime's: never
+ * delete it or change its storage; its name is valid until
+ * texmem_runtime_destroy. */
+typedef struct texmem_runtime_io_texture {
+  uint32_t gl_name;            /* the texture's GL name in the runtime's context */
+  uint32_t gl_internal_format; /* GL_RGBA16F or GL_RGBA32F */
+  uint32_t width, height;      /* W, H */
+  uint32_t layers;             /* B * slices */
+  uint32_t batch, channels;    /* B, C */
+  uint32_t slices;             /* ceil(C / 4): a batch's layers */
+} texmem_runtime_io_texture;
+
+/* The texture of graph input i / output i (texmem_model_inputs/outputs
+ * order); INVALID_ARGUMENT naming i when out of range. */
+TEXMEM_API texmem_status texmem_runtime_input_texture(const texmem_runtime *rt, size_t i,
+                                                      texmem_runtime_io_texture *out,
+                                                      texmem_error *err);
+TEXMEM_API texmem_status texmem_runtime_output_texture(const texmem_runtime *rt, size_t i,
+                                                       texmem_runtime_io_texture *out,
+                                                       texmem_error *err);
 /* Element count of graph input / output i (0 if out of range). */
 TEXMEM_API size_t texmem_runtime_input_size(const texmem_runtime *rt, size_t i);
 TEXMEM_API size_t texmem_runtime_output_size(const texmem_runtime *rt, size_t i);
