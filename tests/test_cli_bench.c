@@ -47,7 +47,7 @@ static void check_report(const char *json) {
       "\"first_run_ms\":",
       "\"programs_compiled\":", "\"programs_loaded\":", "\"compile_ms\":", "\"compile_threads\":",
       "\"renders_on_cpu\":", "\"warmup_ms\":", "\"warmup_rounds\":", "\"warmup_elapsed_ms\":",
-      "\"latency_ms\":", "\"layout_latency_ms\":",
+      "\"latency_ms\":", "\"layout_latency_ms\":", "\"io_ms\":",
       "\"storage_texture_bytes\":", "\"barriers\":", "\"dispatches\":", "\"storage_max_live\":",
       "\"storage_latency_ms\":",
       "\"planned_bytes\":", "\"driver_bytes\":", "\"driver_note\":", "\"profile\":",
@@ -88,6 +88,12 @@ static void check_report(const char *json) {
   cr_expect_gt(json_num(json, "\"latency_ms\"", "planned"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "natural"), 0);
   cr_expect_gt(json_num(json, "\"layout_latency_ms\"", "linear"), 0);
+  /* Graph I/O through the CPU: each step of the reported runtime timed,
+   * as many rounds as runs. */
+  cr_expect_gt(json_num(json, "\"io_ms\"", "set_input"), 0, "%s", json);
+  cr_expect_gt(json_num(json, "\"io_ms\"", "run"), 0, "%s", json);
+  cr_expect_gt(json_num(json, "\"io_ms\"", "get_output"), 0, "%s", json);
+  cr_expect_geq(json_num(json, "\"io_ms\"", "runs"), 1, "%s", json);
   /* Objects and both arenas side by side: each arena at least the max_live
    * of the records it planned (fused operators' inputs are not planned) and
    * within 1% of the model's own max_live, below the objects pool; all ran
@@ -166,6 +172,8 @@ Test(cli_bench, builtin_report_text) {
   cr_expect_not_null(strstr(r.out, "ms for the five runtimes, "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, " GL programs compiled in "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "warm-up:      "), "%s", r.out);
+  cr_expect_not_null(strstr(r.out, "CPU I/O:      through the CPU, median of 1 rounds"), "%s",
+                     r.out);
   cr_expect_not_null(strstr(r.out, "arena (W "), "%s", r.out);
   cr_expect_not_null(strstr(r.out, "buffer (1 SSBO)"), "%s", r.out);
   cr_expect_not_null(strstr(r.out, " 1x1 convolutions (auto); 10 operators fused into convolutions (0 dispatches run late)"),

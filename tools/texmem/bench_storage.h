@@ -98,4 +98,23 @@ texmem_status bench_memory_measure_alone(const bench_setup *b, int s, bench_memo
 void bench_memory_print(const bench_memory *m);
 void bench_memory_json(const bench_memory *m);
 
+/* ---- graph I/O through the CPU ----
+ * What texmem_runtime_set_input and texmem_runtime_get_output cost beside
+ * the run: the copies (BHWC <-> texels, fp16 rounding), the upload, and a
+ * read back that waits for the GPU. A GPU pipeline that writes and reads
+ * the graph's textures itself (texmem_runtime_input_texture) skips both. */
+typedef struct bench_io {
+  bool measured;
+  unsigned runs;
+  double set_input_ms, run_ms, get_output_ms; /* medians: every input, one run
+                                                 and its finish, every output */
+} bench_io;
+
+/* `runs` rounds on rt (the reported planned runtime) of: set every input,
+ * run and finish, read every output; each step timed alone. */
+texmem_status bench_io_measure(const bench_setup *b, texmem_runtime *rt, bench_io *out,
+                               texmem_error *err);
+void bench_io_print(const bench_io *io);
+void bench_io_json(const bench_io *io);
+
 #endif

@@ -295,6 +295,7 @@ typedef struct bench {
   texmem_runtime_stats stats[BENCH_STORAGES];
   bench_profile profile;
   bench_memory memory;
+  bench_io io; /* set_input, run, get_output of the reported runtime */
   uint64_t peak_rss;
   /* Creating the five runtimes (inputs set) and their first runs
    * (untimed): wall times, and the GL programs compiled in them (a kernel's
@@ -480,6 +481,11 @@ static texmem_status count_barriers(bench *b, texmem_error *err) {
  * 21 runs of a 1 ms model are too short to be sure it has. */
 #define WARMUP_GPU_MS 500
 
+static texmem_runtime *chosen_runtime(const bench *b) {
+  texmem_runtime *const rts[3] = {b->planned, b->arena, b->buffer};
+  return rts[storage_slot(b->storage)];
+}
+
 static double lat_chosen(const bench *b) {
   const double lat[3] = {b->lat_planned, b->lat_arena, b->lat_buffer};
   return lat[storage_slot(b->storage)];
@@ -646,6 +652,7 @@ static void print_report(const bench *b, uint64_t peak_rss) {
   printf("layouts:      the objects run in both layouts, side by side: natural %.3f ms, "
          "linear %.3f ms, linear / natural = %.3f\n",
          nat, lin, nat > 0 ? lin / nat : 0.0);
+  bench_io_print(&b->io);
   print_storage_table(b);
   bench_memory_print(&b->memory);
   bench_profile_print(&b->profile);
@@ -694,6 +701,7 @@ static void print_json(const bench *b, uint64_t peak_rss) {
   printf("  \"layout_latency_ms\": {\"natural\": %.4f, \"linear\": %.4f},\n",
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_planned : b->lat_other,
          b->layout == TEXMEM_LAYOUT_NATURAL ? b->lat_other : b->lat_planned);
+  bench_io_json(&b->io);
   print_storage_json(b);
   bench_memory_json(&b->memory);
   bench_profile_json(&b->profile);
@@ -1039,6 +1047,8 @@ int cli_cmd_bench(int argc, char **argv) {
   if ((st = time_runs(&b, &err))) return fail(&b, "run", st, &err);
   if ((st = count_barriers(&b, &err))) return fail(&b, "barrier count", st, &err);
   if ((st = compare_outputs(&b, &err))) return fail(&b, "outputs", st, &err);
+  if ((st = bench_io_measure(&b.setup, chosen_runtime(&b), &b.io, &err)))
+    return fail(&b, "graph I/O", st, &err);
   if ((st = measure_storages(&b, &what, &err))) return fail(&b, what, st, &err);
 
   struct rusage ru;
