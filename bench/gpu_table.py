@@ -20,14 +20,16 @@ GPU time in each split of the kernel against the per-layer choice;
 each process of X (gpu_session.sh's clocks.csv, lines with t0 and t1), beside
 its compile time, warm-up and latency; --kernels-vs PROFILE.jsonl
 PROFILE_BEFORE.jsonl: the profile phase's two builds, each kernel's GPU time
-a run side by side. Latency:
+a run side by side; --io: graph I/O through the CPU (the bench's io_ms) beside
+the run, per model: what texmem_runtime_input_texture / _output_texture save
+a GPU pipeline. Latency:
 the median over processes of each process's median; memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
                        [--compare K.jsonl ...] [--compile W.jsonl] [--driver E.jsonl]
                        [--tiles T.jsonl] [--dispatch-cost D.jsonl]
                        [--clocks CLOCKS.csv X.jsonl ...]
-                       [--kernels-vs PROFILE.jsonl PROFILE_BEFORE.jsonl]
+                       [--kernels-vs PROFILE.jsonl PROFILE_BEFORE.jsonl] [--io]
 """
 import argparse
 import json
@@ -304,6 +306,21 @@ def clocks_table(csv_path, paths):
                 "-" if lat is None else "%.3f" % lat))
 
 
+def io_table(after):
+    """set_input, run and get_output of the reported runtime, each the median
+    over processes of the process's median (bench's io_ms), and what the two
+    copies add to the run."""
+    print("\ngraph I/O through the CPU (io_ms), ms:\n")
+    print("| model | set_input | run | get_output | (set + get) / run |")
+    print("|---|---:|---:|---:|---:|")
+    for name in sorted(after, key=lambda n: (not n.startswith("MobileNet"), n)):
+        reps = [r for r in after[name] if r.get("io_ms")]
+        if not reps:
+            continue
+        s, r, g = (med(reps, lambda x, k=k: x["io_ms"][k]) for k in ("set_input", "run", "get_output"))
+        print("| %s | %.3f | %.3f | %.3f | %.2f |" % (name, s, r, g, (s + g) / r if r else 0.0))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
@@ -317,6 +334,7 @@ def main():
     ap.add_argument("--dispatch-cost", nargs="*")
     ap.add_argument("--clocks", nargs="+", metavar=("CLOCKS.csv", "X.jsonl"))
     ap.add_argument("--kernels-vs", nargs=2, metavar=("PROFILE.jsonl", "PROFILE_BEFORE.jsonl"))
+    ap.add_argument("--io", action="store_true")
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -339,6 +357,8 @@ def main():
         clocks_table(a.clocks[0], a.clocks[1:])
     if a.kernels_vs:
         kernels_vs_table(*a.kernels_vs)
+    if a.io:
+        io_table(after)
 
 
 if __name__ == "__main__":
