@@ -25,7 +25,9 @@
 #   bench    `texmem bench MODEL --runs 21 --json`, PROCESSES (default 3) per
 #            model in fp16 and one in fp32, models interleaved; with
 #            OLD_TEXMEM (an older build's texmem, carried), its process runs
-#            beside each of ours (before.jsonl)
+#            beside each of ours (before.jsonl); every report has io_ms, the
+#            graph's I/O through the CPU beside the run (bench/gpu_table.py
+#            --after after.jsonl --io)
 #   alone    `--alone S` per storage, one process each (the driver's memory);
 #            with OLD_TEXMEM its `--alone buffer` beside ours (alone_before.jsonl:
 #            bench/gpu_table.py --alone alone.jsonl --driver alone_before.jsonl)
