@@ -1,4 +1,4 @@
-/* A program variant's source: the tensor accessor (tensor.glsl) and, for
+/* A program variant's source: the tensor accessor (tensor.glsl, half_rne.glsl) and, for
  * each binding, its uniforms, its declaration and NAME_read / NAME_write
  * written for the binding's kind (2-D, array or 3-D image, or a slot of an
  * SSBO) and format, in front of the program's own body. The variant key
@@ -143,6 +143,11 @@ static void image_source(sbuf *b, const texmem__gl_prog *p, const uint8_t *key, 
               nm, nm, coord, nm, nm, TEXMEM__GL_KEY_HALF(key[i]) ? "tm_half_rne(v)" : "v");
 }
 
+const char *texmem_gl_glsl_half_rne(void) {
+  const char *s = texmem__gl_shader_source("half_rne.glsl");
+  return s ? s : ""; /* embedded at build time: never NULL */
+}
+
 char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key) {
   sbuf b = {0};
   sb_puts(&b,
@@ -152,6 +157,7 @@ char *texmem__gl_build_source(const texmem__gl_prog *p, const uint8_t *key) {
   sb_printf(&b, "layout(local_size_x = %u, local_size_y = %u, local_size_z = %u) in;\n",
             p->local[0], p->local[1], p->local[2]);
   sb_puts(&b, texmem__gl_shader_source("tensor.glsl"));
+  sb_puts(&b, texmem_gl_glsl_half_rne());
   for (size_t i = 0; i < p->n_inputs + p->n_outputs; i++) image_source(&b, p, key, i);
   for (size_t i = 0; i < p->n_buffers; i++) {
     const char *nm = p->buffers[i];

@@ -46,24 +46,31 @@ static GLuint caller_program(const char *src) {
 
 /* Texels (x, y, layer) of the texture <-> vec4 i = (layer * H + y) * W + x
  * of an SSBO: copy `in` to it (write) or it to `out` (read). */
-static void caller_copy(const texmem_runtime_io_texture *t, bool write, const float *in,
-                        float *out) {
+enum { READ, WRITE, WRITE_ROUNDED }; /* WRITE_ROUNDED: through tm_half_rne */
+
+static void caller_copy(const texmem_runtime_io_texture *t, int how, const float *in, float *out) {
   const char *fmt = t->gl_internal_format == GL_RGBA16F ? "rgba16f" : "rgba32f";
-  char src[1024];
-  snprintf(src, sizeof src,
-           "#version 310 es\n"
-           "layout(local_size_x = 8, local_size_y = 8) in;\n"
-           "layout(%s, binding = 0) %s uniform highp image2DArray img;\n"
-           "layout(std430, binding = 0) buffer V { highp vec4 v[]; };\n"
-           "uniform highp ivec3 dims;\n"
-           "void main() {\n"
-           "  highp ivec3 p = ivec3(gl_GlobalInvocationID);\n"
-           "  if (p.x >= dims.x || p.y >= dims.y) return;\n"
-           "  highp int i = (p.z * dims.y + p.y) * dims.x + p.x;\n"
-           "  %s\n"
-           "}\n",
-           fmt, write ? "writeonly" : "readonly",
-           write ? "imageStore(img, p, v[i]);" : "v[i] = imageLoad(img, p);");
+  bool write = how != READ;
+  char src[8192];
+  int len = snprintf(src, sizeof src,
+                     "#version 310 es\n"
+                     "layout(local_size_x = 8, local_size_y = 8) in;\n"
+                     "layout(%s, binding = 0) %s uniform highp image2DArray img;\n"
+                     "layout(std430, binding = 0) buffer V { highp vec4 v[]; };\n"
+                     "uniform highp ivec3 dims;\n"
+                     "%s\n"
+                     "void main() {\n"
+                     "  highp ivec3 p = ivec3(gl_GlobalInvocationID);\n"
+                     "  if (p.x >= dims.x || p.y >= dims.y) return;\n"
+                     "  highp int i = (p.z * dims.y + p.y) * dims.x + p.x;\n"
+                     "  %s\n"
+                     "}\n",
+                     fmt, write ? "writeonly" : "readonly",
+                     how == WRITE_ROUNDED ? texmem_gl_glsl_half_rne() : "",
+                     how == READ    ? "v[i] = imageLoad(img, p);"
+                     : how == WRITE ? "imageStore(img, p, v[i]);"
+                                    : "imageStore(img, p, tm_half_rne(v[i]));");
+  cr_assert(len > 0 && (size_t)len < sizeof src);
   GLuint prog = caller_program(src);
   size_t bytes = (size_t)t->width * t->height * t->layers * 4 * sizeof(float);
   GLuint buf;
@@ -199,7 +206,7 @@ static void caller_shaders_match(texmem_gl_context *ctx, const texmem_model *m,
   texmem_runtime_io_texture in;
   TG_OK(texmem_runtime_input_texture(gpu, 0, &in, &tg_err_));
   float *tx = to_texels(&in, inputs[0]);
-  caller_copy(&in, true, tx, NULL);
+  caller_copy(&in, WRITE, tx, NULL);
   free(tx);
   TG_OK(texmem_runtime_run(gpu, &tg_err_));
   /* runtime.h: before the caller's imageLoad of the outputs. */
@@ -210,7 +217,7 @@ static void caller_shaders_match(texmem_gl_context *ctx, const texmem_model *m,
     cr_assert_eq((size_t)t.batch * t.height * t.width * t.channels, want.count[o]);
     float *got = malloc(texel_floats(&t) * sizeof *got);
     cr_assert_not_null(got);
-    caller_copy(&t, false, NULL, got);
+    caller_copy(&t, READ, NULL, got);
     for (size_t b = 0; b < t.batch; b++)
       for (size_t y = 0; y < t.height; y++)
         for (size_t x = 0; x < t.width; x++)
@@ -257,6 +264,59 @@ Test(rt_io_textures, caller_shaders_write_inputs_and_read_outputs) {
       snprintf(what, sizeof what, "%s, storage %d", prec ? "fp32" : "fp16", s);
       caller_shaders_match(ctx, m, &d, what);
     }
+  texmem_model_destroy(m);
+  texmem_gl_context_destroy(ctx);
+}
+
+/* fp16 inputs not exact in binary16, written by the caller's shader through
+ * texmem_gl_glsl_half_rne()'s function: the input texels are set_input's
+ * bit for bit (a driver's imageStore alone may truncate: llvmpipe's does,
+ * and this test then fails), and so are the outputs. */
+Test(rt_io_textures, caller_rounds_fp16_inputs_as_set_input) {
+  cr_assert_not_null(strstr(texmem_gl_glsl_half_rne(), "highp vec4 tm_half_rne(highp vec4 v)"));
+  texmem_gl_context *ctx = tg_context();
+  texmem_model *m = small_model();
+  texmem_runtime_desc d = {.precision = TEXMEM_PRECISION_FP16,
+                           .storage = texmem_runtime_auto_storage(ctx)};
+  size_t n_in = 0;
+  float **inputs = rt_inputs(m, 9, &n_in);
+  texmem_runtime *cpu = NULL, *gpu = NULL;
+  TG_OK(texmem_runtime_create(ctx, m, &d, &cpu, &tg_err_));
+  TG_OK(texmem_runtime_create(ctx, m, &d, &gpu, &tg_err_));
+  size_t inexact = 0;
+  for (size_t k = 0; k < texmem_runtime_input_size(cpu, 0); k++)
+    inexact += floorf(inputs[0][k] * 1024.0f) != inputs[0][k] * 1024.0f;
+  cr_assert_gt(inexact, 100u, "inputs binary16 cannot hold");
+  rt_outputs want = rt_run_once(cpu, m, inputs);
+
+  texmem_runtime_io_texture in, in_cpu;
+  TG_OK(texmem_runtime_input_texture(gpu, 0, &in, &tg_err_));
+  TG_OK(texmem_runtime_input_texture(cpu, 0, &in_cpu, &tg_err_));
+  float *tx = to_texels(&in, inputs[0]);
+  caller_copy(&in, WRITE_ROUNDED, tx, NULL);
+  float *a = malloc(texel_floats(&in) * sizeof *a), *b = malloc(texel_floats(&in) * sizeof *b);
+  cr_assert(a && b);
+  caller_copy(&in, READ, NULL, a);
+  caller_copy(&in_cpu, READ, NULL, b);
+  for (size_t k = 0; k < texel_floats(&in); k++)
+    cr_assert(memcmp(&a[k], &b[k], sizeof *a) == 0,
+              "input texel float %zu: %.9g stored by the caller (%.9g given), %.9g by set_input", k,
+              a[k], tx[k], b[k]);
+  TG_OK(texmem_runtime_run(gpu, &tg_err_));
+  for (size_t o = 0; o < want.n; o++) {
+    float *v = malloc(want.count[o] * sizeof *v);
+    cr_assert_not_null(v);
+    TG_OK(texmem_runtime_get_output(gpu, o, v, &tg_err_));
+    cr_assert(memcmp(v, want.v[o], want.count[o] * sizeof *v) == 0, "output %zu", o);
+    free(v);
+  }
+  free(a);
+  free(b);
+  free(tx);
+  rt_outputs_free(&want);
+  rt_free_arrays(inputs, n_in);
+  texmem_runtime_destroy(cpu);
+  texmem_runtime_destroy(gpu);
   texmem_model_destroy(m);
   texmem_gl_context_destroy(ctx);
 }

@@ -162,6 +162,13 @@ TEXMEM_API texmem_status texmem_gl_texture_get_desc(const texmem_gl_context *ctx
  * caller's own GL calls in this context; 0 for a stale or zero handle.
  * The object stays the context's: never delete it or change its storage. */
 TEXMEM_API uint32_t texmem_gl_texture_gl_name(const texmem_gl_context *ctx, texmem_gl_texture t);
+/* GLSL (ES 3.10) source defining `highp vec4 tm_half_rne(highp vec4 v)`:
+ * v rounded to the nearest binary16 value, ties to even, saturating at
+ * +-65504: the rounding of every texmem fp16 store, for a caller's shader
+ * storing an fp16 tensor texmem reads (a graph input written on the GPU).
+ * GLES leaves imageStore's conversion to half to the driver, and drivers
+ * truncate (llvmpipe, NVIDIA). A static string, valid for the process. */
+TEXMEM_API const char *texmem_gl_glsl_half_rne(void);
 /* Whole-texture upload / read back of fp32 texels in (z, y, x, rgba) order
  * (PHWC4: z = slice); fp16 textures are converted. */
 TEXMEM_API texmem_status texmem_gl_texture_upload(texmem_gl_context *ctx, texmem_gl_texture t,

@@ -154,7 +154,8 @@ TEXMEM_API texmem_status texmem_runtime_get_output(texmem_runtime *rt, size_t i,
  *     it back).
  * The components past C must stay 0, and an fp16 input is stored as
  * given: texmem_runtime_set_input rounds to the nearest binary16, where
- * drivers' imageStore may truncate. The texture is the runtime's: never
+ * drivers' imageStore may truncate; a caller's shader rounds the same way
+ * with the function texmem_gl_glsl_half_rne() defines (gl.h). The texture is the runtime's: never
  * delete it or change its storage; its name is valid until
  * texmem_runtime_destroy. */
 typedef struct texmem_runtime_io_texture {
