@@ -138,13 +138,15 @@ texmem_status texmem__gl_program_new(texmem_gl_context *ctx, const texmem_gl_pro
     return texmem__fail(err, TEXMEM_STATUS_OUT_OF_MEMORY, "out of memory");
   }
   /* Default variant now: fp32 2-D arrays everywhere; shows errors early. */
-  uint8_t key[TEXMEM__GL_MAX_IMAGES];
-  memset(key, TEXMEM__GL_KEY_ARRAY, sizeof key);
-  texmem__gl_variant *v;
-  texmem_status st = get_variant(ctx, &tmp, key, &v, err);
-  if (st) {
-    prog_free_fields(ctx, &tmp);
-    return st;
+  if (!d->defer_compile) {
+    uint8_t key[TEXMEM__GL_MAX_IMAGES];
+    memset(key, TEXMEM__GL_KEY_ARRAY, sizeof key);
+    texmem__gl_variant *v;
+    texmem_status st = get_variant(ctx, &tmp, key, &v, err);
+    if (st) {
+      prog_free_fields(ctx, &tmp);
+      return st;
+    }
   }
   uint32_t id;
   texmem__gl_prog *p = texmem__slots_alloc(&ctx->programs, &id);

@@ -246,7 +246,10 @@ texmem_status texmem__kernel_program_scratch(texmem__kernel_env *env, const char
       .buffers = buffers,
       .n_buffers = n_buffers,
       .half_buffers = env->half_weights ? ((1u << n_buffers) - 1u) & ~scratch : 0,
-      .scratch_buffers = scratch};
+      .scratch_buffers = scratch,
+      /* texmem_runtime_create prepares every variant its operations bind
+       * in one batch: a default variant compiled now would never run. */
+      .defer_compile = true};
   if (local_size) memcpy(d.local_size, local_size, sizeof d.local_size);
   texmem_gl_program p;
   texmem_status st = texmem_gl_program_create(env->ctx, &d, &p, err);

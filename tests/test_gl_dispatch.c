@@ -839,6 +839,79 @@ Test(gl_dispatch, prepare_reports_a_compile_error) {
   texmem_gl_context_destroy(ctx);
 }
 
+/* defer_compile: creating compiles nothing, not even a broken source;
+ * texmem_gl_prepare compiles the one variant the operation binds (a
+ * buffer arena's, which the default variant of 2-D arrays is not), the
+ * run nothing more, with the undeferred program's outputs; the broken
+ * source fails prepare and the dispatch with its name and log. */
+Test(gl_dispatch, deferred_programs_compile_at_prepare) {
+  texmem_gl_context *ctx = tg_context();
+  static const char *const src[] = {"src"}, *const dst[] = {"dst"};
+  texmem_gl_program_desc d = {.name = "add_const_deferred",
+                              .source = tg_shader_source("test_add_const.comp"),
+                              .inputs = src, .n_inputs = 1, .outputs = dst, .n_outputs = 1,
+                              .local_size = {4, 4, 2}, .defer_compile = true};
+  texmem_gl_program good = {0}, broken = {0};
+  texmem_gl_counters c;
+  texmem_gl_counters_reset(ctx);
+  TG_OK(texmem_gl_program_create(ctx, &d, &good, &tg_err_));
+  d.name = "broken_deferred";
+  d.source = "void main() { undeclared_thing = 1; }";
+  TG_OK(texmem_gl_program_create(ctx, &d, &broken, &tg_err_));
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 0, "deferred: nothing compiled at creation");
+
+  graph g = chain();
+  g.n_nodes = 1; /* one ADD_CONST: tensor 0 -> 1 */
+  texmem_record r[MAXT];
+  texmem_plan *rows = row_plan(&g, r);
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = rows, .records = r,
+                                                         .record_count = g.n_tensors, .dims = 3,
+                                                         .storage = TEXMEM_STORAGE_BUFFER},
+                              &pool, &tg_err_));
+  size_t in = 0, out = 1;
+  texmem_gl_op op = {.program = good, .inputs = &in, .n_inputs = 1, .outputs = &out,
+                     .n_outputs = 1};
+  TG_OK(texmem_gl_prepare(pool, &op, 1, &tg_err_));
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 1, "the buffer variant alone");
+  uint64_t s0[3], s1[3];
+  cr_assert(texmem_gl_tensor_shape(pool, 0, s0) && texmem_gl_tensor_shape(pool, 1, s1));
+  size_t n0 = (size_t)(s0[0] * s0[1] * s0[2] * 4), n = (size_t)(s1[0] * s1[1] * s1[2] * 4);
+  float *x = malloc(n0 * sizeof *x), *y = malloc(n * sizeof *y);
+  cr_assert(x && y);
+  for (size_t i = 0; i < n0; i++) x[i] = (float)i * 0.25f;
+  TG_OK(texmem_gl_tensor_upload(pool, 0, x, &tg_err_));
+  TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
+  texmem_gl_counters_get(ctx, &c);
+  cr_assert_eq(c.programs_compiled, 1, "the dispatch compiled nothing more");
+  TG_OK(texmem_gl_tensor_read(pool, 1, y, &tg_err_));
+  /* The same operation with the program made the default way. */
+  float *want = malloc(n * sizeof *want);
+  cr_assert_not_null(want);
+  progs p = make_progs(ctx);
+  op.program = p.add_const;
+  TG_OK(texmem_gl_dispatch(pool, &op, &tg_err_));
+  TG_OK(texmem_gl_tensor_read(pool, 1, want, &tg_err_));
+  cr_assert(memcmp(y, want, n * sizeof *y) == 0, "deferred and default programs differ");
+
+  op.program = broken;
+  texmem_error err = {0};
+  cr_assert_eq(texmem_gl_prepare(pool, &op, 1, &err), TEXMEM_STATUS_SHADER_COMPILE, "%s",
+               err.message);
+  cr_assert(strstr(err.message, "broken_deferred") && strstr(err.message, "undeclared_thing"),
+            "%s", err.message);
+  cr_assert_eq(texmem_gl_dispatch(pool, &op, &err), TEXMEM_STATUS_SHADER_COMPILE, "%s",
+               err.message);
+  free(x);
+  free(y);
+  free(want);
+  texmem_gl_pool_destroy(pool);
+  texmem_plan_destroy(rows);
+  texmem_gl_context_destroy(ctx);
+}
+
 /* test_scale_bias.comp: dst = src * weights[z] * scale + bias. */
 static texmem_gl_program scale_bias_program(texmem_gl_context *ctx) {
   static const char *const src[] = {"src"}, *const dst[] = {"dst"}, *const w[] = {"weights"};

@@ -129,6 +129,21 @@ Test(rt_models, a_second_runtime_compiles_nothing) {
   TG_OK(texmem_runtime_create(ctx, m, &d, &keep, &tg_err_));
   texmem_gl_counters_get(ctx, &c);
   cr_assert_gt(c.programs_compiled, 1);
+  /* Only variants its operations bind: fp16 ones, none the default fp32
+   * 2-D arrays that texmem_gl_program_create compiles unless deferred
+   * (compiled and never run, they doubled a runtime's compiles). */
+  size_t variants = 0;
+  for (size_t i = 0; i < ctx->programs.cap; i++) {
+    const texmem__gl_prog *p = texmem__slots_at(&ctx->programs, i);
+    if (!p->hdr.alive) continue;
+    for (size_t v = 0; v < p->n_variants; v++, variants++)
+      for (size_t b = 0; b < p->n_inputs + p->n_outputs; b++)
+        cr_assert(TEXMEM__GL_KEY_HALF(p->variants[v].key[b]) ||
+                      TEXMEM__GL_KEY_TARGET(p->variants[v].key[b]) == TEXMEM__GL_KEY_BUFFER,
+                  "%s: an fp32 image binding (%s) in an fp16 runtime", p->name, p->images[b]);
+  }
+  cr_assert_eq(variants, c.programs_compiled, "%zu variants, %llu programs compiled", variants,
+               (unsigned long long)c.programs_compiled);
   for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(keep, i, in[i], &tg_err_));
   texmem_gl_counters_reset(ctx);
   TG_OK(texmem_runtime_run(keep, &tg_err_));

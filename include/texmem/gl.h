@@ -315,12 +315,20 @@ typedef struct texmem_gl_program_desc {
                                        void NAME_store(int i, uint v),
                                        uint NAME_add(int i, uint v) (atomicAdd,
                                        the value before); 0 = none */
+  bool defer_compile;               /* compile nothing now: every variant at
+                                       texmem_gl_prepare or its first dispatch
+                                       (false: a default variant now) */
 } texmem_gl_program_desc;
 
-/* Compiles a default variant now (so errors show at once); other variants
- * (image type / format of each binding) are compiled on first use and
- * cached. Compile and link errors return SHADER_COMPILE with the info log
- * (full log also from texmem_gl_program_log). */
+/* Compiles a default variant now (fp32 2-D arrays for every binding), so
+ * that errors show at once, unless desc->defer_compile; other variants
+ * (image type / format of each binding) are compiled by texmem_gl_prepare
+ * or on first use, and cached. The default variant is a compile a caller
+ * whose bindings differ never runs (a second each on NVIDIA's driver, and
+ * driver memory while the program lives): a caller that prepares its
+ * operations anyway (the runtime) defers. Compile and link errors return
+ * SHADER_COMPILE with the info log (full log also from
+ * texmem_gl_program_log), from here or from the call that compiles. */
 TEXMEM_API texmem_status texmem_gl_program_create(texmem_gl_context *ctx,
                                                   const texmem_gl_program_desc *desc,
                                                   texmem_gl_program *out, texmem_error *err);

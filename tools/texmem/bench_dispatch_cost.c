@@ -218,7 +218,8 @@ texmem_status bench_dispatch_cost(texmem_gl_context *ctx, bool json, texmem_erro
     st = texmem_gl_timer_create(ctx, 1, &timer, err);
   const char *in[] = {"x"}, *out[] = {"y"};
   texmem_gl_program_desc pd = {.name = "dispatch_cost", .source = body, .inputs = in,
-                               .n_inputs = 1, .outputs = out, .n_outputs = 1};
+                               .n_inputs = 1, .outputs = out, .n_outputs = 1,
+                               .defer_compile = true}; /* the storage's variant at dispatch */
   texmem_gl_program prog = {0};
   if (!st) st = texmem_gl_program_create(ctx, &pd, &prog, err);
   cost_result res[N_CASES] = {{0}};
