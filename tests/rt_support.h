@@ -51,13 +51,10 @@ static inline void rt_outputs_free(rt_outputs *o) {
 typedef void (*rt_inspect_fn)(const texmem_model *m, const texmem_runtime_desc *desc,
                               const texmem_runtime *rt);
 
-/* Sets rt's inputs, runs it once and reads every output. */
-static inline rt_outputs rt_run_once(texmem_runtime *rt, const texmem_model *m, float **inputs) {
-  size_t n_in, n_out;
-  texmem_model_inputs(m, &n_in);
+/* Every graph output of rt's last run (get_output). */
+static inline rt_outputs rt_read_outputs(texmem_runtime *rt, const texmem_model *m) {
+  size_t n_out;
   texmem_model_outputs(m, &n_out);
-  for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(rt, i, inputs[i], &tg_err_));
-  TG_OK(texmem_runtime_run(rt, &tg_err_));
   rt_outputs o = {n_out, calloc(n_out + 1, sizeof(float *)), calloc(n_out + 1, sizeof(size_t))};
   cr_assert(o.v && o.count);
   for (size_t i = 0; i < n_out; i++) {
@@ -67,6 +64,15 @@ static inline rt_outputs rt_run_once(texmem_runtime *rt, const texmem_model *m, 
     TG_OK(texmem_runtime_get_output(rt, i, o.v[i], &tg_err_));
   }
   return o;
+}
+
+/* Sets rt's inputs, runs it once and reads every output. */
+static inline rt_outputs rt_run_once(texmem_runtime *rt, const texmem_model *m, float **inputs) {
+  size_t n_in;
+  texmem_model_inputs(m, &n_in);
+  for (size_t i = 0; i < n_in; i++) TG_OK(texmem_runtime_set_input(rt, i, inputs[i], &tg_err_));
+  TG_OK(texmem_runtime_run(rt, &tg_err_));
+  return rt_read_outputs(rt, m);
 }
 
 /* Creates a runtime for desc, runs it once on inputs, reads every output,

@@ -808,21 +808,29 @@ Test(gl_dispatch, prepare_on_several_threads) {
   texmem_plan_destroy(naive);
 }
 
+/* A buffer arena pool for the chain's first operation alone (tensor 0 ->
+ * tensor 1); *plan gets its plan (the caller destroys both). */
+static texmem_gl_pool *one_op_buffer_pool(texmem_gl_context *ctx, texmem_plan **plan) {
+  graph g = chain();
+  g.n_nodes = 1;
+  texmem_record r[MAXT];
+  *plan = row_plan(&g, r);
+  texmem_gl_pool *pool = NULL;
+  TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = *plan, .records = r,
+                                                         .record_count = g.n_tensors, .dims = 3,
+                                                         .storage = TEXMEM_STORAGE_BUFFER},
+                              &pool, &tg_err_));
+  return pool;
+}
+
 /* A variant that does not compile (the body names the image of a texture
  * binding, which a buffer binding does not declare) fails prepare with the
  * program's name and the log; nothing is left half made. */
 Test(gl_dispatch, prepare_reports_a_compile_error) {
   texmem_gl_context *ctx = tg_context();
   texmem_gl_program prog = texture_only(ctx, "texture_only");
-  graph g = chain();
-  g.n_nodes = 1;
-  texmem_record r[MAXT];
-  texmem_plan *naive = row_plan(&g, r);
-  texmem_gl_pool *pool = NULL;
-  TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = naive, .records = r,
-                                                         .record_count = g.n_tensors, .dims = 3,
-                                                         .storage = TEXMEM_STORAGE_BUFFER},
-                              &pool, &tg_err_));
+  texmem_plan *naive = NULL;
+  texmem_gl_pool *pool = one_op_buffer_pool(ctx, &naive);
   size_t in = 0, out = 1;
   texmem_gl_op op = {.program = prog, .inputs = &in, .n_inputs = 1, .outputs = &out,
                      .n_outputs = 1};
@@ -861,15 +869,8 @@ Test(gl_dispatch, deferred_programs_compile_at_prepare) {
   texmem_gl_counters_get(ctx, &c);
   cr_assert_eq(c.programs_compiled, 0, "deferred: nothing compiled at creation");
 
-  graph g = chain();
-  g.n_nodes = 1; /* one ADD_CONST: tensor 0 -> 1 */
-  texmem_record r[MAXT];
-  texmem_plan *rows = row_plan(&g, r);
-  texmem_gl_pool *pool = NULL;
-  TG_OK(texmem_gl_pool_create(ctx, &(texmem_gl_pool_desc){.plan = rows, .records = r,
-                                                         .record_count = g.n_tensors, .dims = 3,
-                                                         .storage = TEXMEM_STORAGE_BUFFER},
-                              &pool, &tg_err_));
+  texmem_plan *rows = NULL;
+  texmem_gl_pool *pool = one_op_buffer_pool(ctx, &rows); /* one ADD_CONST: tensor 0 -> 1 */
   size_t in = 0, out = 1;
   texmem_gl_op op = {.program = good, .inputs = &in, .n_inputs = 1, .outputs = &out,
                      .n_outputs = 1};

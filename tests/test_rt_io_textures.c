@@ -237,14 +237,9 @@ static void caller_shaders_match(texmem_gl_context *ctx, const texmem_model *m,
     free(got);
   }
   /* The texmem path reads the same run. */
-  size_t n_out = want.n;
-  for (size_t o = 0; o < n_out; o++) {
-    float *v = malloc(want.count[o] * sizeof *v);
-    cr_assert_not_null(v);
-    TG_OK(texmem_runtime_get_output(gpu, o, v, &tg_err_));
-    cr_assert(memcmp(v, want.v[o], want.count[o] * sizeof *v) == 0, "%s: get_output %zu", what, o);
-    free(v);
-  }
+  rt_outputs got = rt_read_outputs(gpu, m);
+  rt_assert_identical(&got, &want, what);
+  rt_outputs_free(&got);
   rt_outputs_free(&want);
   rt_free_arrays(inputs, n_in);
   texmem_runtime_destroy(cpu);
@@ -303,13 +298,9 @@ Test(rt_io_textures, caller_rounds_fp16_inputs_as_set_input) {
               "input texel float %zu: %.9g stored by the caller (%.9g given), %.9g by set_input", k,
               a[k], tx[k], b[k]);
   TG_OK(texmem_runtime_run(gpu, &tg_err_));
-  for (size_t o = 0; o < want.n; o++) {
-    float *v = malloc(want.count[o] * sizeof *v);
-    cr_assert_not_null(v);
-    TG_OK(texmem_runtime_get_output(gpu, o, v, &tg_err_));
-    cr_assert(memcmp(v, want.v[o], want.count[o] * sizeof *v) == 0, "output %zu", o);
-    free(v);
-  }
+  rt_outputs got = rt_read_outputs(gpu, m);
+  rt_assert_identical(&got, &want, "outputs of the caller's rounded input");
+  rt_outputs_free(&got);
   free(a);
   free(b);
   free(tx);

@@ -155,9 +155,9 @@ TEXMEM_API texmem_status texmem_runtime_get_output(texmem_runtime *rt, size_t i,
  * The components past C must stay 0, and an fp16 input is stored as
  * given: texmem_runtime_set_input rounds to the nearest binary16, where
  * drivers' imageStore may truncate; a caller's shader rounds the same way
- * with the function texmem_gl_glsl_half_rne() defines (gl.h). The texture is the runtime's: never
- * delete it or change its storage; its name is valid until
- * texmem_runtime_destroy. */
+ * with the function texmem_gl_glsl_half_rne() defines (gl.h). The texture
+ * is the runtime's: never delete it or change its storage; its name is
+ * valid until texmem_runtime_destroy. */
 typedef struct texmem_runtime_io_texture {
   uint32_t gl_name;            /* the texture's GL name in the runtime's context */
   uint32_t gl_internal_format; /* GL_RGBA16F or GL_RGBA32F */
