@@ -156,34 +156,45 @@ static bool append(char **b, size_t *len, size_t *cap, const char *s, size_t n) 
   return true;
 }
 
-/* defines, then body with each line `#include "NAME"` replaced by the
- * embedded shaders/NAME (one level: GLSL ES has no #include, and the
- * shaders share element-wise code through it). An unknown name stays as
- * it is, for the compiler to reject. NULL on out of memory. */
-static char *program_source(const char *defines, const char *body) {
-  char *b = NULL;
-  size_t len = 0, cap = 0;
-  bool ok = append(&b, &len, &cap, defines ? defines : "", defines ? strlen(defines) : 0);
+/* The shader a line `#include "NAME"` names (shaders/NAME), else NULL. */
+static const char *included(const char *line, size_t n) {
+  static const char directive[] = "#include \"";
+  if (strncmp(line, directive, sizeof directive - 1)) return NULL;
+  const char *name = line + sizeof directive - 1;
+  const char *q = memchr(name, '"', n - (sizeof directive - 1));
+  char file[64];
+  size_t fl = q ? (size_t)(q - name) : sizeof file;
+  if (fl >= sizeof file) return NULL;
+  memcpy(file, name, fl);
+  file[fl] = '\0';
+  return op_shader_source(file);
+}
+
+/* Appends body with each line `#include "NAME"` replaced by the embedded
+ * shaders/NAME, itself spliced so up to `depth` levels (GLSL ES has no
+ * #include; the shaders share code through it: conv_common.glsl
+ * includes y_flat.glsl). An unknown name, or one past the depth, stays as
+ * it is, for the compiler to reject. */
+static bool splice(char **b, size_t *len, size_t *cap, const char *body, int depth) {
+  bool ok = true;
   for (const char *line = body; ok && *line;) {
     const char *end = strchr(line, '\n');
     size_t n = end ? (size_t)(end - line) + 1 : strlen(line);
-    const char *inc = NULL;
-    static const char directive[] = "#include \"";
-    if (!strncmp(line, directive, sizeof directive - 1)) {
-      const char *name = line + sizeof directive - 1;
-      const char *q = memchr(name, '"', n - (sizeof directive - 1));
-      char file[64];
-      size_t fl = q ? (size_t)(q - name) : sizeof file;
-      if (fl < sizeof file) {
-        memcpy(file, name, fl);
-        file[fl] = '\0';
-        inc = op_shader_source(file);
-      }
-    }
-    ok = inc ? append(&b, &len, &cap, inc, strlen(inc)) && append(&b, &len, &cap, "\n", 1)
-             : append(&b, &len, &cap, line, n);
+    const char *inc = depth > 0 ? included(line, n) : NULL;
+    ok = inc ? splice(b, len, cap, inc, depth - 1) && append(b, len, cap, "\n", 1)
+             : append(b, len, cap, line, n);
     line += n;
   }
+  return ok;
+}
+
+/* defines, then body, its includes spliced (two levels). NULL on out of
+ * memory. */
+static char *program_source(const char *defines, const char *body) {
+  char *b = NULL;
+  size_t len = 0, cap = 0;
+  bool ok = append(&b, &len, &cap, defines ? defines : "", defines ? strlen(defines) : 0) &&
+            splice(&b, &len, &cap, body, 2);
   if (!ok) free(b);
   return ok ? b : NULL;
 }

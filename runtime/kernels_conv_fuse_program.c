@@ -198,6 +198,11 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
     k->outputs[k->n_outputs++] = stages[0]->outputs[0];
     snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_FUSE_KEEP 1\n");
   }
+  if (texmem__ku_stored_flat(m, k, k->outputs[0])) { /* y a RESHAPE of another height, width */
+    const texmem_tensor *y = texmem__ku_tensor(m, k->outputs[0]);
+    snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_Y_FLAT 1\n");
+    texmem__kernel_ivec4(k, "yflat", (int32_t)y->w, (int32_t)y->h, 0, 0);
+  }
   return texmem__kernel_program_scratch(env, file, defs, ins, n_in, outs, k->n_outputs, bufs,
                                         k->n_buffers, k->scratch_buffers, local, &k->program, err);
 }

@@ -17,7 +17,23 @@ texmem_status texmem__kernel_depth_to_space(texmem__kernel_env *env, const texme
   if ((s = texmem__ku_check_out(name, y, x->h * (uint32_t)bs, x->w * (uint32_t)bs, oc, err)) ||
       (s = texmem__ku_check_batch(name, x, y, err)))
     return s;
-  if ((s = texmem__ku_program_1(env, "op_depth_to_space.comp", op, out, err))) return s;
+  /* y, or a RESHAPE of it to another height and width stored instead
+   * (shaders/y_flat.glsl): work groups over y's own texels. */
+  bool flat = texmem__ku_stored_flat(model, out, op->outputs[0]) != NULL;
+  static const char *const ins[] = {"src"}, *const outs[] = {"y"};
+  static const uint32_t local[3] = {8, 8, 1};
+  if ((s = texmem__kernel_program_defines(env, "op_depth_to_space.comp",
+                                          flat ? "#define TM_Y_FLAT 1\n" : NULL, ins, 1, outs, 1,
+                                          NULL, 0, local, &out->program, err)))
+    return s;
+  out->inputs[0] = op->inputs[0];
+  out->n_inputs = 1;
+  out->outputs[0] = op->outputs[0];
+  out->n_outputs = 1;
   texmem__kernel_ivec4(out, "cfg", bs, (int32_t)oc, 0, 0);
+  if (flat) texmem__kernel_ivec4(out, "yflat", (int32_t)y->w, (int32_t)y->h, 0, 0);
+  out->groups[0] = (y->w + 7) / 8;
+  out->groups[1] = (y->h + 7) / 8;
+  out->groups[2] = y->b * (uint32_t)texmem__ku_slices(oc);
   return TEXMEM_STATUS_OK;
 }

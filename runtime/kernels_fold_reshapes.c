@@ -33,12 +33,28 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
   }
 }
 
+/* Whether tensor x, made by operator p, reshaped to y, keeps its batch,
+ * channels and pixels (a detector's head flattened to anchors), and p's
+ * dispatch stores through such a reshape: a convolution's or depthwise
+ * convolution's (op p or an operator fused into it; not a squeeze's) or a
+ * DEPTH_TO_SPACE's, each texel computed at x's (x, y) stored at the same
+ * pixel index of y (shaders/y_flat.glsl). */
+static bool spatial(const texmem_model *m, const texmem__fusion *f, int32_t p,
+                    const texmem_tensor *x, const texmem_tensor *y) {
+  if (x->b != y->b || x->c != y->c || (uint64_t)x->h * x->w != (uint64_t)y->h * y->w) return false;
+  int32_t d = f->head[p] >= 0 ? f->head[p] : p;
+  texmem_op_type t = texmem_model_op(m, (size_t)d)->type;
+  if (t == TEXMEM_OP_DEPTH_TO_SPACE) return d == p && f->head[p] < 0;
+  return (t == TEXMEM_OP_CONV_2D || t == TEXMEM_OP_DEPTHWISE_CONV_2D) && f->insq[d] < 0;
+}
+
 /* RESHAPEs stored by the operator making their input (see
- * kernels_fusion.h: into): to their input's BHWC shape, or to any shape
- * of as many elements after a TRANSFORM_LANDMARKS (landmarks flattened to
- * a graph output); the input an intermediate float tensor the reshape
- * alone reads, made by an operator that a dispatch runs (not a reshape
- * stored into another); the output float, not a graph input. */
+ * kernels_fusion.h: into): to their input's BHWC shape, to another
+ * height and width where the dispatch can (spatial above), or to any
+ * shape of as many elements after a TRANSFORM_LANDMARKS (landmarks
+ * flattened to a graph output); the input an intermediate float tensor the
+ * reshape alone reads, made by an operator that a dispatch runs (not a
+ * reshape stored into another); the output float, not a graph input. */
 static void fold_stored_reshapes(const texmem_model *m, texmem__fusion *f,
                                  const int32_t *reader) {
   for (size_t r = 0; r < f->n_ops; r++) {
@@ -52,7 +68,8 @@ static void fold_stored_reshapes(const texmem_model *m, texmem__fusion *f,
       continue;
     int32_t p = x->producer;
     texmem_op_type pt = texmem_model_op(m, (size_t)p)->type;
-    bool flat = pt == TEXMEM_OP_TRANSFORM_LANDMARKS && elements(x) == elements(y);
+    bool flat = (pt == TEXMEM_OP_TRANSFORM_LANDMARKS && elements(x) == elements(y)) ||
+                spatial(m, f, p, x, y);
     if ((!texmem__ku_same_bhwc(x, y) && !flat) || f->into[p] >= 0 ||
         (pt == TEXMEM_OP_RESHAPE && f->head[p] >= 0))
       continue;

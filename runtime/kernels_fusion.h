@@ -114,7 +114,12 @@
  * (a classifier's logits reshaped to a graph output): p's dispatch stores
  * the reshape's output instead, at the same texels (the same shape is the
  * same texture or the same dense run), and the reshape is not run; its
- * input is never planned (head: itself, task: p's). And heads, per
+ * input is never planned (head: itself, task: p's). Likewise a RESHAPE to
+ * another height and width of the same batch, channels and pixels (a
+ * detector's head flattened to anchors, face_detection_full_range's),
+ * where p's dispatch is a convolution's or a depthwise convolution's (not
+ * a squeeze's) or p a DEPTH_TO_SPACE: the kernel stores each texel at the
+ * reshape's texel of the same pixel index (shaders/y_flat.glsl). And heads, per
  * FULLY_CONNECTED k: the next layer reading k's input by rows that k's
  * dispatch runs too (a landmark model's heads on one pooled feature
  * vector), each with its own fused unary operator; every output is stored

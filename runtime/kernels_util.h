@@ -212,6 +212,23 @@ static inline const texmem_op *texmem__ku_through(const texmem_model *m, const t
   return (any ? r >= 0 : r == (int32_t)k->op) ? texmem_model_op(m, (size_t)tt->producer) : NULL;
 }
 
+/* Where a dispatch storing tensor t stores it reshaped to another height
+ * and width (kernels_fusion.h: into; shaders/y_flat.glsl): t's producer
+ * stores the RESHAPE's output instead, of the same batch, channels and
+ * pixels. The reshape's output, or NULL when t is stored as it is (or
+ * reshaped to its own BHWC shape: the same texels). */
+static inline const texmem_tensor *texmem__ku_stored_flat(const texmem_model *m,
+                                                          const texmem__kernel *k, int32_t t) {
+  const texmem_tensor *x = texmem__ku_tensor(m, t);
+  if (!x || x->producer < 0 || !k->into || k->into[x->producer] < 0) return NULL;
+  const texmem_op *r = texmem_model_op(m, (size_t)k->into[x->producer]);
+  const texmem_tensor *y = r->inputs[0] == t ? texmem__ku_tensor(m, r->outputs[0]) : NULL;
+  return y && !texmem__ku_same_bhwc(x, y) && x->b == y->b && x->c == y->c &&
+                 (uint64_t)x->h * x->w == (uint64_t)y->h * y->w
+             ? y
+             : NULL;
+}
+
 /* The input of a RESHAPE read through (r), an image whose channels a
  * shader can count in int lanes: *chans its channels. */
 static inline texmem_status texmem__ku_reshaped_input(const char *op, const texmem_model *m,

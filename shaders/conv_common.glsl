@@ -26,6 +26,8 @@
 // unfused kernels. The operator sees the value the unfused program would
 // have stored and read back: rounded to binary16 first when the tensors
 // are fp16 (TM_ROUND_HALF), so fused and unfused runs agree bit for bit.
+// With TM_Y_FLAT, y is a RESHAPE of the output (y_flat.glsl).
+#include "y_flat.glsl"
 uniform highp vec4 act;  // the convolution's: clamp min, clamp max, tanh if > 0
 uniform highp int batch; // z = batch * slices + slice; 0 = 1
 #if defined(TM_FUSE_UNARY) || defined(TM_FUSE_IMAGE) || defined(TM_FUSE_CONST) || \

@@ -166,6 +166,13 @@ static void finish(rt_mb *b, int32_t y, size_t fused, const char *what) {
   finish_late(b, y, fused, 0, what);
 }
 
+/* As finish, with y itself the graph output (no copy after it). */
+static void finish_as_output(rt_mb *b, int32_t y, size_t fused, const char *what) {
+  b->out[b->n_out++] = y;
+  TG_OK(texmem_model_set_io(b->m, b->in, b->n_in, b->out, b->n_out, &tg_err_));
+  check_fused(b->m, fused, what);
+  texmem_model_destroy(b->m);
+}
 
 TestSuite(rt_fusion, .timeout = 600);
 
@@ -817,8 +824,9 @@ Test(rt_fusion, unary_after_fully_connected) {
  * (batch, classes)), its input made by a convolution (with a LOGISTIC fused
  * or not) and read by the reshape alone: the convolution's dispatch stores
  * the reshape's output, as a graph output or a planned tensor, bit for bit.
- * Not folded: a reshape to another shape, a reshape whose input is read
- * twice, the second of two reshapes in a row. */
+ * Not folded: a reshape to other channels (reshape_stored_flattened: to
+ * another height and width), a reshape whose input is read twice, the
+ * second of two reshapes in a row. */
 Test(rt_fusion, reshape_stored_by_its_producer) {
   for (int c = 0; c < 6; c++) {
     rt_mb b = rt_mb_new();
@@ -830,22 +838,81 @@ Test(rt_fusion, reshape_stored_by_its_producer) {
       h = ew(&b, TEXMEM_OP_LOGISTIC, h, UNARY, false, TEXMEM_ACT_NONE);
       fused = 1;
     }
-    int32_t flat[2] = {nb, 6}, same[4] = {1, 4, 4, 6}, other[3] = {1, 16, 6};
+    int32_t flat[2] = {nb, 6}, same[4] = {1, 4, 4, 6}, other[3] = {1, 4, 24};
     int32_t y = c < 2 ? reshape(&b, h, 2, flat) : reshape(&b, h, c == 3 ? 3 : 4, c == 3 ? other : same);
     if (c == 4) rt_mb_output(&b, h); /* h read twice */
     if (c == 5) y = reshape(&b, y, 4, same);
     if (c < 2) { /* y itself the graph output */
-      b.out[b.n_out++] = y;
-      TG_OK(texmem_model_set_io(b.m, b.in, b.n_in, b.out, b.n_out, &tg_err_));
       g_rs = 1;
-      check_fused(b.m, fused, c ? "logits, LOGISTIC fused, batch 2" : "logits");
-      texmem_model_destroy(b.m);
+      finish_as_output(&b, y, fused, c ? "logits, LOGISTIC fused, batch 2" : "logits");
     } else {
-      static const char *const what[] = {"4x4x6 planned", "to another shape", "input read twice",
+      static const char *const what[] = {"4x4x6 planned", "to other channels", "input read twice",
                                          "two in a row"};
       g_rs = c == 2 || c == 5 ? 1 : 0;
       finish(&b, y, 0, what[c - 2]);
     }
+    g_rs = -1;
+  }
+}
+
+/* A RESHAPE to another height and width of the same batch, channels and
+ * pixels (BlazeFace's heads flattened to anchors, a graph output or a
+ * planned tensor), its input made by a convolution (1x1, 3x3, with an
+ * element-wise operator fused reading another tensor at each pixel), a
+ * depthwise convolution (5 channels: padding lanes) or a DEPTH_TO_SPACE
+ * (face_detection_full_range_sparse's heads; 3 channels, batch 2), read
+ * by the reshape alone: the dispatch stores each texel at the reshape's
+ * texel of the same pixel index (shaders/y_flat.glsl), bit for bit, one
+ * dispatch and one planned tensor fewer. Not folded: a reshape moving
+ * pixels across the batch. */
+Test(rt_fusion, reshape_stored_flattened) {
+  for (int c = 0; c < 8; c++) {
+    rt_mb b = rt_mb_new();
+    int32_t y;
+    size_t fused = 0;
+    bool output = c != 2 && c != 3;
+    g_rs = c == 7 ? 0 : 1;
+    if (c == 0) { /* a 1x1 head to (1, 1, anchors, values) */
+      int32_t s[4] = {1, 1, 20, 6};
+      y = reshape(&b, conv(&b, input(&b, 1, 4, 5, 7), 1, 1, 6, 0, TEXMEM_ACT_NONE), 4, s);
+    } else if (c == 1) { /* + a residual read at the convolution's pixel */
+      int32_t x = input(&b, 1, 4, 5, 7), r = input(&b, 1, 4, 5, 6), s[3] = {1, 20, 6};
+      int32_t t = conv(&b, x, 1, 1, 6, 0, TEXMEM_ACT_NONE);
+      y = reshape(&b, ew(&b, TEXMEM_OP_ADD, t, r, false, TEXMEM_ACT_RELU), 3, s);
+      fused = 1;
+    } else if (c == 2) { /* a 3x3 and a LOGISTIC, planned, 4x5 to 2x10 */
+      int32_t s[4] = {1, 2, 10, 9};
+      int32_t t = conv(&b, input(&b, 1, 4, 5, 3), 3, 1, 9, 0, TEXMEM_ACT_NONE);
+      y = reshape(&b, ew(&b, TEXMEM_OP_LOGISTIC, t, UNARY, false, TEXMEM_ACT_NONE), 4, s);
+      fused = 1;
+    } else if (c == 3) { /* batch 2, planned, 4x4 to 2x8 */
+      int32_t s[4] = {2, 2, 8, 6};
+      y = reshape(&b, conv(&b, input(&b, 2, 4, 4, 7), 1, 1, 6, 0, TEXMEM_ACT_NONE), 4, s);
+    } else if (c == 4) { /* a depthwise convolution, 5 channels */
+      int32_t s[3] = {1, 20, 5};
+      y = reshape(&b, conv(&b, input(&b, 1, 5, 4, 5), 3, 1, 0, 1, TEXMEM_ACT_RELU6), 3, s);
+    } else if (c == 5) { /* DEPTH_TO_SPACE 3x4x16 -> 6x8x4 -> anchors */
+      int32_t s[4] = {1, 1, 48, 4};
+      y = reshape(&b, depth_to_space(&b, input(&b, 1, 3, 4, 16), 2), 4, s);
+    } else if (c == 6) { /* batch 2, 3 channels */
+      int32_t s[3] = {2, 24, 3};
+      y = reshape(&b, depth_to_space(&b, input(&b, 2, 2, 3, 12), 2), 3, s);
+    } else { /* across the batch: run */
+      int32_t s[4] = {2, 2, 4, 6};
+      y = reshape(&b, conv(&b, input(&b, 1, 4, 4, 7), 1, 1, 6, 0, TEXMEM_ACT_NONE), 4, s);
+    }
+    static const char *const what[] = {"1x1 to anchors",
+                                       "1x1 + residual, relu",
+                                       "3x3 + LOGISTIC, planned",
+                                       "1x1, batch 2, planned",
+                                       "depthwise, 5 channels",
+                                       "DEPTH_TO_SPACE",
+                                       "DEPTH_TO_SPACE, batch 2, 3 channels",
+                                       "across the batch"};
+    if (output)
+      finish_as_output(&b, y, fused, what[c]);
+    else
+      finish(&b, y, fused, what[c]);
     g_rs = -1;
   }
 }
