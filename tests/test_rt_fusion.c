@@ -49,6 +49,8 @@ static long g_heads = -1;
 static bool g_tiled_only = false;
 /* texmem_runtime_desc.conv1x1_split of the runs (0: per layer). */
 static uint32_t g_split = 0;
+/* texmem_runtime_desc.storage of the runs (shared objects by default). */
+static texmem_storage g_storage = TEXMEM_STORAGE_OBJECTS;
 
 /* The plan is valid for the runtime's records, one a planned tensor, in
  * order of first task; keeps the stats and the dispatch count. */
@@ -76,10 +78,10 @@ static run_result run(texmem_gl_context *ctx, const texmem_model *m, const texme
   return g_last;
 }
 
-/* Fused against unfused in fp32 and fp16 (naive and BEST plans, portable
- * and tiled 1x1 kernels): identical outputs, `fused` operators (`late` of
- * the dispatches run late), that many dispatches and planned tensors
- * fewer. */
+/* Fused against unfused in fp32 and fp16 (naive, or greedy_in_order in
+ * an arena, and BEST plans, portable and tiled 1x1 kernels): identical
+ * outputs, `fused` operators (`late` of the dispatches run late), that
+ * many dispatches and planned tensors fewer. */
 static void check_fused_late(const texmem_model *m, size_t fused, size_t late, const char *what) {
   texmem_gl_context *ctx = tg_context();
   size_t n_in;
@@ -87,17 +89,21 @@ static void check_fused_late(const texmem_model *m, size_t fused, size_t late, c
   texmem_ref_result *ref = rt_reference(m, in);
   for (int cfg = 0; cfg < 4; cfg++) {
     texmem_runtime_desc d = {
-        .strategy = cfg & 1 ? TEXMEM_STRATEGY_NAIVE : TEXMEM_STRATEGY_BEST,
+        .strategy = !(cfg & 1)                            ? TEXMEM_STRATEGY_BEST
+                    : g_storage == TEXMEM_STORAGE_OBJECTS ? TEXMEM_STRATEGY_NAIVE
+                                                          : TEXMEM_STRATEGY_GREEDY_IN_ORDER,
         .precision = cfg < 2 ? TEXMEM_PRECISION_FP32 : TEXMEM_PRECISION_FP16,
         .kernels = cfg == 1 || cfg == 2 ? TEXMEM_KERNELS_TILED : TEXMEM_KERNELS_PORTABLE,
         .reuse_checker = true,
-        .conv1x1_split = g_split};
+        .conv1x1_split = g_split,
+        .storage = g_storage};
     if (g_tiled_only && d.kernels != TEXMEM_KERNELS_TILED) continue;
     texmem_runtime_desc du = d;
     du.unfused = true;
     char label[200];
     snprintf(label, sizeof label, "%s (%s %s %s)", what, cfg < 2 ? "fp32" : "fp16",
-             cfg & 1 ? "naive" : "best", d.kernels == TEXMEM_KERNELS_TILED ? "tiled" : "portable");
+             texmem_strategy_name(d.strategy),
+             d.kernels == TEXMEM_KERNELS_TILED ? "tiled" : "portable");
     run_result a = run(ctx, m, &d, in), u = run(ctx, m, &du, in);
     rt_assert_identical(&u.out, &a.out, label);
     cr_assert_eq(a.stats.fused, fused, "%s: %zu fused, expected %zu", label, a.stats.fused, fused);
@@ -914,6 +920,22 @@ Test(rt_fusion, reshape_stored_flattened) {
     else
       finish(&b, y, fused, what[c]);
     g_rs = -1;
+  }
+}
+
+/* A planned reshape stored flattened (as in reshape_stored_flattened) in
+ * the texture arena (rows of a linear texture) and the buffer arena. */
+Test(rt_fusion, reshape_stored_flattened_in_arenas) {
+  for (int st = 0; st < 2; st++) {
+    rt_mb b = rt_mb_new();
+    int32_t s[4] = {2, 2, 8, 6};
+    int32_t t = conv(&b, input(&b, 2, 4, 4, 7), 1, 1, 6, 0, TEXMEM_ACT_NONE);
+    int32_t y = reshape(&b, ew(&b, TEXMEM_OP_RELU, t, UNARY, false, TEXMEM_ACT_NONE), 4, s);
+    g_storage = st ? TEXMEM_STORAGE_BUFFER : TEXMEM_STORAGE_ARENA;
+    g_rs = 1;
+    finish(&b, y, 1, st ? "buffer arena, batch 2" : "texture arena, batch 2");
+    g_rs = -1;
+    g_storage = TEXMEM_STORAGE_OBJECTS;
   }
 }
 

@@ -237,7 +237,12 @@ typedef struct texmem_runtime_stats {
                                             through by the CONCATENATION
                                             or landmark operator that alone
                                             reads them, or, to their input's
-                                            shape (any shape after a
+                                            shape, to another height and
+                                            width of its batch, channels
+                                            and pixels (after a convolution,
+                                            depthwise or not, or a
+                                            DEPTH_TO_SPACE), or to any
+                                            shape (after a
                                             TRANSFORM_LANDMARKS), stored by
                                             the operator making it */
   size_t resizes_folded;                 /* RESIZE_BILINEARs not run (as
