@@ -171,14 +171,23 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
 
   static const char *const names[MAX_SEGMENTS] = {"in0", "in1", "in2", "in3",
                                                   "in4", "in5", "in6", "in7"};
-  static const char *const outs[] = {"dst"};
-  char defines[128];
-  snprintf(defines, sizeof defines, "#define TM_N %zu\n%s%s%s", out->n_inputs,
+  static const char *const outs[] = {"y"};
+  /* y, or a RESHAPE of it to another height and width stored instead
+   * (shaders/y_flat.glsl): work groups over y's own texels. */
+  bool flat = texmem__ku_stored_flat(model, out, op->outputs[0]) != NULL;
+  char defines[160];
+  snprintf(defines, sizeof defines, "#define TM_N %zu\n%s%s%s%s", out->n_inputs,
            thru ? "#define TM_THRU 1\n" : "", thru && all ? "#define TM_THRU_ALL 1\n" : "",
-           thru && aligned4 ? "#define TM_THRU_ALIGNED 1\n" : "");
+           thru && aligned4 ? "#define TM_THRU_ALIGNED 1\n" : "",
+           flat ? "#define TM_Y_FLAT 1\n" : "");
+  static const uint32_t local[3] = {8, 8, 1};
   s = texmem__kernel_program_defines(env, "op_concat.comp", defines, names, out->n_inputs, outs, 1,
-                                     NULL, 0, NULL, &out->program, err);
+                                     NULL, 0, local, &out->program, err);
   if (s) return s;
+  if (flat) texmem__kernel_ivec4(out, "yflat", (int32_t)y->w, (int32_t)y->h, 0, 0);
+  out->groups[0] = (y->w + 7) / 8;
+  out->groups[1] = (y->h + 7) / 8;
+  out->groups[2] = y->b * (uint32_t)texmem__ku_slices(y->c);
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
   out->n_passes = passes;

@@ -36,15 +36,16 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
 /* Whether tensor x, made by operator p, reshaped to y, keeps its batch,
  * channels and pixels (a detector's head flattened to anchors), and p's
  * dispatch stores through such a reshape: a convolution's or depthwise
- * convolution's (op p or an operator fused into it; not a squeeze's) or a
- * DEPTH_TO_SPACE's, each texel computed at x's (x, y) stored at the same
- * pixel index of y (shaders/y_flat.glsl). */
+ * convolution's (op p or an operator fused into it; not a squeeze's), a
+ * DEPTH_TO_SPACE's or a CONCATENATION's, each texel computed at x's (x, y)
+ * stored at the same pixel index of y (shaders/y_flat.glsl). */
 static bool spatial(const texmem_model *m, const texmem__fusion *f, int32_t p,
                     const texmem_tensor *x, const texmem_tensor *y) {
   if (x->b != y->b || x->c != y->c || (uint64_t)x->h * x->w != (uint64_t)y->h * y->w) return false;
   int32_t d = f->head[p] >= 0 ? f->head[p] : p;
   texmem_op_type t = texmem_model_op(m, (size_t)d)->type;
-  if (t == TEXMEM_OP_DEPTH_TO_SPACE) return d == p && f->head[p] < 0;
+  if (t == TEXMEM_OP_DEPTH_TO_SPACE || t == TEXMEM_OP_CONCATENATION)
+    return d == p && f->head[p] < 0;
   return (t == TEXMEM_OP_CONV_2D || t == TEXMEM_OP_DEPTHWISE_CONV_2D) && f->insq[d] < 0;
 }
 

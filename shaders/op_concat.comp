@@ -13,7 +13,9 @@
 // TM_THRU_ALIGNED: every one's channels and its input's are multiples of
 // 4, so a texel's lanes are one texel of the input. Both are compile-time,
 // so a CPU driver, which runs every side of a branch it cannot prove
-// uniform, reads once a texel.
+// uniform, reads once a texel. y may be a RESHAPE of the output
+// (y_flat.glsl).
+#include "y_flat.glsl"
 uniform highp ivec4 ends0, ends1;
 uniform highp ivec4 imgs0, imgs1;
 #ifdef TM_THRU
@@ -126,7 +128,7 @@ highp float channel(highp ivec2 xy, highp int ob, highp int c) {
 #ifdef TM_THRU
   highp int cs = seg_thru(s);
   if (cs > 0) {
-    highp ivec3 os = dst_shape();
+    highp ivec3 os = y_shape();
     return element(seg_img(s), cs, ((ob * os.y + xy.y) * os.x + xy.x) * sc + k);
   }
 #endif
@@ -136,7 +138,7 @@ highp float channel(highp ivec2 xy, highp int ob, highp int c) {
 
 void main() {
   highp ivec3 p = ivec3(gl_GlobalInvocationID);
-  if (!dst_inside(p)) return;
+  if (!y_inside(p)) return;
   highp vec4 r = vec4(0.0);
   highp int oslices = (cfg.z + 3) >> 2, ob = p.z / oslices, zs = p.z - ob * oslices;
   highp int unit = cfg.x == 0 ? p.x : cfg.x == 1 ? p.y : cfg.x == 2 ? zs : ob;
@@ -148,7 +150,7 @@ void main() {
       start = seg_end(s);
       s++;
     }
-    highp ivec3 q = p, os = dst_shape();
+    highp ivec3 q = p, os = y_shape();
     highp int len = seg_end(s) - start, w = os.x, h = os.y, c = cfg.z;
     if (cfg.x == 0) {
       q.x -= start;
@@ -170,5 +172,5 @@ void main() {
   }
   r = clamp(r, act.x, act.y);
   if (act.z > 0.0) r = tanh(r);
-  dst_write(p, r);
+  y_write(p, r);
 }

@@ -866,18 +866,18 @@ Test(rt_fusion, reshape_stored_by_its_producer) {
  * planned tensor), its input made by a convolution (1x1, 3x3, with an
  * element-wise operator fused reading another tensor at each pixel), a
  * depthwise convolution (5 channels: padding lanes) or a DEPTH_TO_SPACE
- * (face_detection_full_range_sparse's heads; 3 channels, batch 2), read
- * by the reshape alone: the dispatch stores each texel at the reshape's
- * texel of the same pixel index (shaders/y_flat.glsl), bit for bit, one
+ * (face_detection_full_range_sparse's heads; 3 channels, batch 2) or a
+ * CONCATENATION (the SSD detector's boxes), read by the reshape alone: the dispatch stores each
+ * texel at the reshape's texel of the same pixel index (shaders/y_flat.glsl), bit for bit, one
  * dispatch and one planned tensor fewer. Not folded: a reshape moving
  * pixels across the batch. */
 Test(rt_fusion, reshape_stored_flattened) {
-  for (int c = 0; c < 8; c++) {
+  for (int c = 0; c < 10; c++) {
     rt_mb b = rt_mb_new();
     int32_t y;
     size_t fused = 0;
     bool output = c != 2 && c != 3;
-    g_rs = c == 7 ? 0 : 1;
+    g_rs = c == 7 ? 0 : c == 9 ? 2 : 1;
     if (c == 0) { /* a 1x1 head to (1, 1, anchors, values) */
       int32_t s[4] = {1, 1, 20, 6};
       y = reshape(&b, conv(&b, input(&b, 1, 4, 5, 7), 1, 1, 6, 0, TEXMEM_ACT_NONE), 4, s);
@@ -903,9 +903,17 @@ Test(rt_fusion, reshape_stored_flattened) {
     } else if (c == 6) { /* batch 2, 3 channels */
       int32_t s[3] = {2, 24, 3};
       y = reshape(&b, depth_to_space(&b, input(&b, 2, 2, 3, 12), 2), 3, s);
-    } else { /* across the batch: run */
+    } else if (c == 7) { /* across the batch: run */
       int32_t s[4] = {2, 2, 4, 6};
       y = reshape(&b, conv(&b, input(&b, 1, 4, 4, 7), 1, 1, 6, 0, TEXMEM_ACT_NONE), 4, s);
+    } else if (c == 8) { /* a CONCATENATION along x */
+      int32_t u[2] = {input(&b, 1, 2, 3, 5), input(&b, 1, 2, 5, 5)}, s[4] = {1, 1, 16, 5};
+      y = reshape(&b, concat(&b, u, 2, 2), 4, s);
+    } else { /* the SSD's boxes: along y, one segment read through a reshape */
+      int32_t r[4] = {1, 8, 1, 4}, s[4] = {1, 1, 11, 4};
+      int32_t h = conv(&b, input(&b, 1, 2, 2, 6), 1, 1, 8, 0, TEXMEM_ACT_NONE);
+      int32_t u[2] = {reshape(&b, h, 4, r), input(&b, 1, 3, 1, 4)};
+      y = reshape(&b, concat(&b, u, 2, 1), 4, s);
     }
     static const char *const what[] = {"1x1 to anchors",
                                        "1x1 + residual, relu",
@@ -914,7 +922,9 @@ Test(rt_fusion, reshape_stored_flattened) {
                                        "depthwise, 5 channels",
                                        "DEPTH_TO_SPACE",
                                        "DEPTH_TO_SPACE, batch 2, 3 channels",
-                                       "across the batch"};
+                                       "across the batch",
+                                       "CONCATENATION along x",
+                                       "CONCATENATION along y, a segment read through"};
     if (output)
       finish_as_output(&b, y, fused, what[c]);
     else

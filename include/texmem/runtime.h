@@ -240,8 +240,9 @@ typedef struct texmem_runtime_stats {
                                             shape, to another height and
                                             width of its batch, channels
                                             and pixels (after a convolution,
-                                            depthwise or not, or a
-                                            DEPTH_TO_SPACE), or to any
+                                            depthwise or not, a
+                                            DEPTH_TO_SPACE or a
+                                            CONCATENATION), or to any
                                             shape (after a
                                             TRANSFORM_LANDMARKS), stored by
                                             the operator making it */
