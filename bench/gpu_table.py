@@ -22,14 +22,16 @@ its compile time, warm-up and latency; --kernels-vs PROFILE.jsonl
 PROFILE_BEFORE.jsonl: the profile phase's two builds, each kernel's GPU time
 a run side by side; --io: graph I/O through the CPU (the bench's io_ms) beside
 the run, per model: what texmem_runtime_input_texture / _output_texture save
-a GPU pipeline. Latency:
+a GPU pipeline; --dispatches (with --before): each model's dispatches
+(its default storage's) and latency in both builds, what a change in the
+dispatch count was worth. Latency:
 the median over processes of each process's median; memory: fp16 MiB.
 
     bench/gpu_table.py --after A.jsonl [--before B.jsonl] [--alone C.jsonl] [--local D.jsonl]
                        [--compare K.jsonl ...] [--compile W.jsonl] [--driver E.jsonl]
                        [--tiles T.jsonl] [--dispatch-cost D.jsonl]
                        [--clocks CLOCKS.csv X.jsonl ...]
-                       [--kernels-vs PROFILE.jsonl PROFILE_BEFORE.jsonl] [--io]
+                       [--kernels-vs PROFILE.jsonl PROFILE_BEFORE.jsonl] [--io] [--dispatches]
 """
 import argparse
 import json
@@ -321,6 +323,19 @@ def io_table(after):
         print("| %s | %.3f | %.3f | %.3f | %.2f |" % (name, s, r, g, (s + g) / r if r else 0.0))
 
 
+def dispatch_table(after, before):
+    """The default plan's dispatches and median latency per model, with
+    --before's beside: what a change in the dispatch count was worth."""
+    print("\n| model | dispatches | before | ms | ms before | after / before |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in sorted(set(after) & set(before)):
+        a, b = after[name], before[name]
+        n = lambda r: (r[0].get("dispatches") or {}).get(r[0].get("storage", "buffer"), "-")
+        ma, mb = (med(x, lambda r: r["latency_ms"]["planned"]) for x in (a, b))
+        print("| %s | %s | %s | %.3f | %.3f | %.3f |" % (name, n(a), n(b), ma, mb,
+                                                         ma / mb if mb else 0.0))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--after", nargs="+", required=True)
@@ -335,6 +350,8 @@ def main():
     ap.add_argument("--clocks", nargs="+", metavar=("CLOCKS.csv", "X.jsonl"))
     ap.add_argument("--kernels-vs", nargs=2, metavar=("PROFILE.jsonl", "PROFILE_BEFORE.jsonl"))
     ap.add_argument("--io", action="store_true")
+    ap.add_argument("--dispatches", action="store_true",
+                    help="with --before: each model's dispatches and latency in both builds")
     a = ap.parse_args()
     after, before, alone, local = load(a.after), load(a.before), load(a.alone), load(a.local)
     print("| model | one texture each | shared objects | buffer arena | / max_live | weights |"
@@ -359,6 +376,8 @@ def main():
         kernels_vs_table(*a.kernels_vs)
     if a.io:
         io_table(after)
+    if a.dispatches:
+        dispatch_table(after, before)
 
 
 if __name__ == "__main__":
