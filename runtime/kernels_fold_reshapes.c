@@ -41,7 +41,7 @@ static void fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_
  * stored at the same pixel index of y (shaders/y_flat.glsl). */
 static bool spatial(const texmem_model *m, const texmem__fusion *f, int32_t p,
                     const texmem_tensor *x, const texmem_tensor *y) {
-  if (x->b != y->b || x->c != y->c || (uint64_t)x->h * x->w != (uint64_t)y->h * y->w) return false;
+  if (!texmem__ku_same_pixels(x, y)) return false;
   int32_t d = f->head[p] >= 0 ? f->head[p] : p;
   texmem_op_type t = texmem_model_op(m, (size_t)d)->type;
   if (t == TEXMEM_OP_DEPTH_TO_SPACE || t == TEXMEM_OP_CONCATENATION)

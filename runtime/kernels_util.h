@@ -212,6 +212,13 @@ static inline const texmem_op *texmem__ku_through(const texmem_model *m, const t
   return (any ? r >= 0 : r == (int32_t)k->op) ? texmem_model_op(m, (size_t)tt->producer) : NULL;
 }
 
+/* Whether a and b have the same batch, channels and pixels, whatever
+ * their height and width: a RESHAPE from one to the other keeps each
+ * texel's lanes and each pixel's index (y * W + x). */
+static inline bool texmem__ku_same_pixels(const texmem_tensor *a, const texmem_tensor *b) {
+  return a->b == b->b && a->c == b->c && (uint64_t)a->h * a->w == (uint64_t)b->h * b->w;
+}
+
 /* Where a dispatch storing tensor t stores it reshaped to another height
  * and width (kernels_fusion.h: into; shaders/y_flat.glsl): t's producer
  * stores the RESHAPE's output instead, of the same batch, channels and
@@ -223,10 +230,7 @@ static inline const texmem_tensor *texmem__ku_stored_flat(const texmem_model *m,
   if (!x || x->producer < 0 || !k->into || k->into[x->producer] < 0) return NULL;
   const texmem_op *r = texmem_model_op(m, (size_t)k->into[x->producer]);
   const texmem_tensor *y = r->inputs[0] == t ? texmem__ku_tensor(m, r->outputs[0]) : NULL;
-  return y && !texmem__ku_same_bhwc(x, y) && x->b == y->b && x->c == y->c &&
-                 (uint64_t)x->h * x->w == (uint64_t)y->h * y->w
-             ? y
-             : NULL;
+  return y && !texmem__ku_same_bhwc(x, y) && texmem__ku_same_pixels(x, y) ? y : NULL;
 }
 
 /* The input of a RESHAPE read through (r), an image whose channels a
