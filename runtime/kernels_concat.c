@@ -184,10 +184,7 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
   s = texmem__kernel_program_defines(env, "op_concat.comp", defines, names, out->n_inputs, outs, 1,
                                      NULL, 0, local, &out->program, err);
   if (s) return s;
-  if (flat) texmem__kernel_ivec4(out, "yflat", (int32_t)y->w, (int32_t)y->h, 0, 0);
-  out->groups[0] = (y->w + 7) / 8;
-  out->groups[1] = (y->h + 7) / 8;
-  out->groups[2] = y->b * (uint32_t)texmem__ku_slices(y->c);
+  texmem__ku_cover_y(out, y, flat);
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
   out->n_passes = passes;

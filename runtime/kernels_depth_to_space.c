@@ -31,9 +31,6 @@ texmem_status texmem__kernel_depth_to_space(texmem__kernel_env *env, const texme
   out->outputs[0] = op->outputs[0];
   out->n_outputs = 1;
   texmem__kernel_ivec4(out, "cfg", bs, (int32_t)oc, 0, 0);
-  if (flat) texmem__kernel_ivec4(out, "yflat", (int32_t)y->w, (int32_t)y->h, 0, 0);
-  out->groups[0] = (y->w + 7) / 8;
-  out->groups[1] = (y->h + 7) / 8;
-  out->groups[2] = y->b * (uint32_t)texmem__ku_slices(oc);
+  texmem__ku_cover_y(out, y, flat);
   return TEXMEM_STATUS_OK;
 }

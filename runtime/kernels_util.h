@@ -233,6 +233,17 @@ static inline const texmem_tensor *texmem__ku_stored_flat(const texmem_model *m,
   return y && !texmem__ku_same_bhwc(x, y) && texmem__ku_same_pixels(x, y) ? y : NULL;
 }
 
+/* For a kernel of local size 8x8x1 storing tensor y, y or (flat,
+ * texmem__ku_stored_flat) a RESHAPE of it: work groups over y's own texels
+ * (W, H, batch x slices), and y's width and height as uniform yflat
+ * (shaders/y_flat.glsl). */
+static inline void texmem__ku_cover_y(texmem__kernel *k, const texmem_tensor *y, bool flat) {
+  if (flat) texmem__kernel_ivec4(k, "yflat", (int32_t)y->w, (int32_t)y->h, 0, 0);
+  k->groups[0] = (y->w + 7) / 8;
+  k->groups[1] = (y->h + 7) / 8;
+  k->groups[2] = y->b * (uint32_t)texmem__ku_slices(y->c);
+}
+
 /* The input of a RESHAPE read through (r), an image whose channels a
  * shader can count in int lanes: *chans its channels. */
 static inline texmem_status texmem__ku_reshaped_input(const char *op, const texmem_model *m,
