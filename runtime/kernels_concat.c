@@ -180,9 +180,8 @@ texmem_status texmem__kernel_concat(texmem__kernel_env *env, const texmem_model 
            thru ? "#define TM_THRU 1\n" : "", thru && all ? "#define TM_THRU_ALL 1\n" : "",
            thru && aligned4 ? "#define TM_THRU_ALIGNED 1\n" : "",
            flat ? "#define TM_Y_FLAT 1\n" : "");
-  static const uint32_t local[3] = {8, 8, 1};
   s = texmem__kernel_program_defines(env, "op_concat.comp", defines, names, out->n_inputs, outs, 1,
-                                     NULL, 0, local, &out->program, err);
+                                     NULL, 0, NULL, &out->program, err);
   if (s) return s;
   texmem__ku_cover_y(out, y, flat);
   out->outputs[0] = op->outputs[0];

@@ -20,16 +20,9 @@ texmem_status texmem__kernel_depth_to_space(texmem__kernel_env *env, const texme
   /* y, or a RESHAPE of it to another height and width stored instead
    * (shaders/y_flat.glsl): work groups over y's own texels. */
   bool flat = texmem__ku_stored_flat(model, out, op->outputs[0]) != NULL;
-  static const char *const ins[] = {"src"}, *const outs[] = {"y"};
-  static const uint32_t local[3] = {8, 8, 1};
-  if ((s = texmem__kernel_program_defines(env, "op_depth_to_space.comp",
-                                          flat ? "#define TM_Y_FLAT 1\n" : NULL, ins, 1, outs, 1,
-                                          NULL, 0, local, &out->program, err)))
+  if ((s = texmem__ku_program_1_as(env, "op_depth_to_space.comp",
+                                   flat ? "#define TM_Y_FLAT 1\n" : NULL, "y", op, out, err)))
     return s;
-  out->inputs[0] = op->inputs[0];
-  out->n_inputs = 1;
-  out->outputs[0] = op->outputs[0];
-  out->n_outputs = 1;
   texmem__kernel_ivec4(out, "cfg", bs, (int32_t)oc, 0, 0);
   texmem__ku_cover_y(out, y, flat);
   return TEXMEM_STATUS_OK;

@@ -119,8 +119,8 @@
  * detector's head flattened to anchors, face_detection_full_range's),
  * where p's dispatch is a convolution's or a depthwise convolution's (not
  * a squeeze's) or p a DEPTH_TO_SPACE or a CONCATENATION (the SSD
- * detector's boxes): the kernel stores each texel at the
- * reshape's texel of the same pixel index (shaders/y_flat.glsl). And heads, per
+ * detector's boxes): the kernel stores each texel at the reshape's texel
+ * of the same pixel index (shaders/y_flat.glsl). And heads, per
  * FULLY_CONNECTED k: the next layer reading k's input by rows that k's
  * dispatch runs too (a landmark model's heads on one pooled feature
  * vector), each with its own fused unary operator; every output is stored

@@ -110,19 +110,29 @@ static inline texmem_status texmem__ku_activation(const char *op, texmem_activat
   return texmem__ku_activation_as(op, a, "act", k, err);
 }
 
-/* One input image "src", one output "dst", default local size. */
-static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const char *file,
-                                                 const texmem_op *o, texmem__kernel *k,
-                                                 texmem_error *err) {
-  static const char *const ins[] = {"src"}, *const outs[] = {"dst"};
-  texmem_status s = texmem__kernel_program(env, file, ins, 1, outs, 1, NULL, 0, NULL, &k->program,
-                                           err);
+/* One input image "src", one output named out, default local size
+ * (8x8x1), the program's defines in front. */
+static inline texmem_status texmem__ku_program_1_as(texmem__kernel_env *env, const char *file,
+                                                    const char *defines, const char *out,
+                                                    const texmem_op *o, texmem__kernel *k,
+                                                    texmem_error *err) {
+  static const char *const ins[] = {"src"};
+  const char *const outs[] = {out};
+  texmem_status s = texmem__kernel_program_defines(env, file, defines, ins, 1, outs, 1, NULL, 0,
+                                                   NULL, &k->program, err);
   if (s) return s;
   k->inputs[0] = o->inputs[0];
   k->n_inputs = 1;
   k->outputs[0] = o->outputs[0];
   k->n_outputs = 1;
   return TEXMEM_STATUS_OK;
+}
+
+/* One input image "src", one output "dst", default local size. */
+static inline texmem_status texmem__ku_program_1(texmem__kernel_env *env, const char *file,
+                                                 const texmem_op *o, texmem__kernel *k,
+                                                 texmem_error *err) {
+  return texmem__ku_program_1_as(env, file, NULL, "dst", o, k, err);
 }
 
 /* Work groups of op_reduce_hw.comp: at least 128 invocations, the least
@@ -233,7 +243,7 @@ static inline const texmem_tensor *texmem__ku_stored_flat(const texmem_model *m,
   return y && !texmem__ku_same_bhwc(x, y) && texmem__ku_same_pixels(x, y) ? y : NULL;
 }
 
-/* For a kernel of local size 8x8x1 storing tensor y, y or (flat,
+/* For a kernel of the default local size (8x8x1) storing tensor y, y or (flat,
  * texmem__ku_stored_flat) a RESHAPE of it: work groups over y's own texels
  * (W, H, batch x slices), and y's width and height as uniform yflat
  * (shaders/y_flat.glsl). */

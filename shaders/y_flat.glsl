@@ -10,9 +10,7 @@
 uniform highp ivec4 yflat; // the operator's output width, height
 
 highp ivec3 tm_yflat_shape() { return ivec3(yflat.xy, y_shape().z); }
-bool tm_yflat_inside(highp ivec3 p) {
-  return all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, tm_yflat_shape()));
-}
+bool tm_yflat_inside(highp ivec3 p) { return tm_inside(p, ivec4(tm_yflat_shape(), 0)); }
 void tm_yflat_write(highp ivec3 p, highp vec4 v) {
   highp int i = p.y * yflat.x + p.x, w = y_shape().x;
   y_write(ivec3(i % w, i / w, p.z), v);

@@ -865,12 +865,12 @@ Test(rt_fusion, reshape_stored_by_its_producer) {
  * pixels (BlazeFace's heads flattened to anchors, a graph output or a
  * planned tensor), its input made by a convolution (1x1, 3x3, with an
  * element-wise operator fused reading another tensor at each pixel), a
- * depthwise convolution (5 channels: padding lanes) or a DEPTH_TO_SPACE
+ * depthwise convolution (5 channels: padding lanes), a DEPTH_TO_SPACE
  * (face_detection_full_range_sparse's heads; 3 channels, batch 2) or a
- * CONCATENATION (the SSD detector's boxes), read by the reshape alone: the dispatch stores each
- * texel at the reshape's texel of the same pixel index (shaders/y_flat.glsl), bit for bit, one
- * dispatch and one planned tensor fewer. Not folded: a reshape moving
- * pixels across the batch. */
+ * CONCATENATION (the SSD detector's boxes), read by the reshape alone:
+ * the dispatch stores each texel at the reshape's texel of the same pixel
+ * index (shaders/y_flat.glsl), bit for bit, one dispatch and one planned
+ * tensor fewer. Not folded: a reshape moving pixels across the batch. */
 Test(rt_fusion, reshape_stored_flattened) {
   for (int c = 0; c < 10; c++) {
     rt_mb b = rt_mb_new();
