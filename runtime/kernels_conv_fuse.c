@@ -411,6 +411,7 @@ texmem_status texmem__fuse_find(const texmem_model *m, unsigned allow, texmem__f
   texmem__fold_inputs(m, f, reader, allow & TEXMEM__FUSE_INPAD, allow & TEXMEM__FUSE_DW,
                       allow & TEXMEM__FUSE_RESIZE);
   if (allow & TEXMEM__FUSE_RESHAPE) texmem__fold_reshapes(m, f, reader);
+  if (allow & TEXMEM__FUSE_CONV_HEADS) texmem__merge_conv_heads(m, f);
   free(reader);
   *out = f;
   return TEXMEM_STATUS_OK;

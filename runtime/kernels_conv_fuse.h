@@ -9,7 +9,7 @@
 
 /* What texmem__fuse_find may do beyond fusing at the convolution's task:
  * run a dispatch late, fold PADs, pools, depthwise convolutions, reshapes,
- * resizes. */
+ * resizes, merge FULLY_CONNECTED or 1x1 convolution heads. */
 enum {
   TEXMEM__FUSE_LATE = 1,
   TEXMEM__FUSE_PAD = 2,
@@ -19,7 +19,8 @@ enum {
   TEXMEM__FUSE_RESHAPE = 32,
   TEXMEM__FUSE_KEEP = 64,
   TEXMEM__FUSE_RESIZE = 128,
-  TEXMEM__FUSE_HEADS = 256
+  TEXMEM__FUSE_HEADS = 256,
+  TEXMEM__FUSE_CONV_HEADS = 512
 };
 
 /* How many fusions texmem__fuse_plan tries. */
@@ -46,9 +47,9 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
  * records. Tries the fusion with everything (kept first outputs too: the
  * second operator's output then lives beside the convolution's inputs),
  * then without kept outputs, then the fusion with late dispatches and
- * folded PADs and pools (input PADs, reshapes and resizes read through in
- * every try but the last) and, with fold_depthwise (the tiled 1x1 kernel
- * runs), folded depthwise convolutions, then the same without them, then
+ * folded PADs and pools (input PADs, reshapes and resizes read through,
+ * heads merged in every try but the last) and, with `tiled` (the tiled 1x1
+ * kernel runs), folded depthwise convolutions, then the same without them, then
  * without folded pools,
  * then without late dispatches, then without folded PADs, and keeps the
  * first whose plan is no larger than the model's records allow at best
@@ -59,10 +60,9 @@ texmem_status texmem__fuse_records(const texmem_model *m, const texmem__fusion *
  * input, which the unfused output could have replaced; a late dispatch
  * keeps its input longer). On return *rec, *tensor_of, *n and *plan belong
  * to the plan kept, *fusion to it too (NULL: unfused). */
-texmem_status texmem__fuse_plan(const texmem_model *m, bool fold_depthwise,
-                                texmem__fusion **fusion, texmem_record **rec,
-                                int32_t **tensor_of, size_t *n, const texmem_plan_desc *pd,
-                                texmem_plan **plan, texmem_error *err);
+texmem_status texmem__fuse_plan(const texmem_model *m, bool tiled, texmem__fusion **fusion,
+                                texmem_record **rec, int32_t **tensor_of, size_t *n,
+                                const texmem_plan_desc *pd, texmem_plan **plan, texmem_error *err);
 
 /* The defines (appended to defs) and uniforms of a unary operator fused
  * after a kernel that ends in conv_common.glsl's output stage but binds its

@@ -118,7 +118,7 @@ static texmem_status bind_fused(texmem__kernel_env *env, const texmem_model *m, 
 texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *m,
                                    const texmem_op *op, const char *file, const char *defines,
                                    const uint32_t local[3], texmem__kernel *k, texmem_error *err) {
-  static const char *const outs[] = {"y", "y1"};
+  static const char *const outs[] = {"y", "y1", "y2"};
   const char *ins[4] = {"x", "e", "e", "e"};
   const char *bufs[TEXMEM__KERNEL_MAX_BUFFERS] = {"w", "b"};
   char defs[768];
@@ -198,6 +198,11 @@ texmem_status texmem__conv_program(texmem__kernel_env *env, const texmem_model *
     k->outputs[k->n_outputs++] = stages[0]->outputs[0];
     snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_FUSE_KEEP 1\n");
   }
+  for (size_t h = 0; h < k->n_heads && h + 1 < sizeof outs / sizeof outs[0]; h++)
+    k->outputs[k->n_outputs++] = k->heads[h]->outputs[0]; /* merged heads' outputs: y1, y2 */
+  if (k->n_heads)
+    snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_HEADS %zu\n",
+             1 + k->n_heads);
   if (texmem__ku_stored_flat(m, k, k->outputs[0])) { /* y a RESHAPE of another height, width */
     const texmem_tensor *y = texmem__ku_tensor(m, k->outputs[0]);
     snprintf(defs + strlen(defs), sizeof defs - strlen(defs), "#define TM_Y_FLAT 1\n");

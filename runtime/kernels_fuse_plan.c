@@ -128,7 +128,8 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
                                 const int32_t *tensor_of, size_t n, texmem_plan_kind kind,
                                 fuse_try *tries, size_t *done, texmem_error *err) {
   enum {
-    IN = TEXMEM__FUSE_INPAD | TEXMEM__FUSE_RESHAPE | TEXMEM__FUSE_RESIZE | TEXMEM__FUSE_HEADS,
+    IN = TEXMEM__FUSE_INPAD | TEXMEM__FUSE_RESHAPE | TEXMEM__FUSE_RESIZE | TEXMEM__FUSE_HEADS |
+         TEXMEM__FUSE_CONV_HEADS,
     ALL = TEXMEM__FUSE_LATE | TEXMEM__FUSE_PAD | TEXMEM__FUSE_POOL | IN
   };
   static const unsigned levels[TEXMEM__FUSE_LEVELS] = {
@@ -151,17 +152,17 @@ static texmem_status fuse_tries(const texmem_model *m, unsigned allow, const tex
   return st;
 }
 
-texmem_status texmem__fuse_plan(const texmem_model *m, bool fold_depthwise,
-                                texmem__fusion **fusion, texmem_record **rec,
-                                int32_t **tensor_of, size_t *n, const texmem_plan_desc *pd,
-                                texmem_plan **plan, texmem_error *err) {
+texmem_status texmem__fuse_plan(const texmem_model *m, bool tiled, texmem__fusion **fusion,
+                                texmem_record **rec, int32_t **tensor_of, size_t *n,
+                                const texmem_plan_desc *pd, texmem_plan **plan, texmem_error *err) {
   texmem__fusion_destroy(*fusion);
   *fusion = NULL;
   fuse_try tries[TEXMEM__FUSE_LEVELS] = {{0}};
   texmem_bounds b;
   size_t done = 0, kept = TEXMEM__FUSE_LEVELS;
   texmem_status st = texmem_lower_bounds(*rec, *n, 3, &b, err);
-  unsigned allow = fold_depthwise ? ~0u : ~(unsigned)TEXMEM__FUSE_DW;
+  /* Folded depthwise convolutions and merged 1x1 heads: tiled kernels only. */
+  unsigned allow = tiled ? ~0u : ~(unsigned)(TEXMEM__FUSE_DW | TEXMEM__FUSE_CONV_HEADS);
   if (!st) st = fuse_tries(m, allow, *rec, *tensor_of, *n, pd->kind, tries, &done, err);
   /* The first within the unfused max_live; a try whose bound is above it
    * cannot be, and is planned only if the next step needs it. */

@@ -124,7 +124,13 @@
  * FULLY_CONNECTED k: the next layer reading k's input by rows that k's
  * dispatch runs too (a landmark model's heads on one pooled feature
  * vector), each with its own fused unary operator; every output is stored
- * as before, now at k's task (their head: themselves, task: k's).
+ * as before, now at k's task (their head: themselves, task: k's). Likewise
+ * per 1x1 CONV_2D k of stride 1, with the tiled kernels: the next 1x1 of
+ * k's input within a few operators (a detector's class and box heads and
+ * the next feature map's projection), none with a fused operator or an
+ * input or output fold, whose split of the input slices alone would be
+ * k's (so each sums in the same order): one product, each output stored
+ * with its own activation.
  * MediaPipe's landmark operators (LANDMARKS_TO_TRANSFORM_MATRIX,
  * TRANSFORM_LANDMARKS) read their landmarks through what made them, each
  * made tensor read by the next alone: a MUL by a float32 scalar constant
@@ -154,12 +160,12 @@ typedef struct texmem__fusion {
   size_t n_mul;   /* per-channel MULs folded into a 1x1 (not in n_fused) */
   size_t n_kept;  /* first fused operators whose output is stored all the same */
   size_t n_rsz;   /* resizes read through by a convolution (not in n_fused) */
-  size_t n_heads; /* FULLY_CONNECTED layers run in another one's dispatch */
+  size_t n_heads; /* FULLY_CONNECTED layers or 1x1 convolutions run in another one's dispatch */
   int32_t *head, *task, *first, *second, *pad, *pool, *inpad, *indw, *through, *into, *inmul;
   int32_t *keep; /* per convolution: 1 when its first operator's output, which other
                     operators read too, is stored beside the second's */
   int32_t *rsz, *inrsz;
-  int32_t *heads; /* per FULLY_CONNECTED: the next one its dispatch runs (-1: none) */
+  int32_t *heads; /* per FULLY_CONNECTED or CONV_2D: the next one its dispatch runs (-1: none) */
   int32_t *ind2s; /* per convolution: the DEPTH_TO_SPACE it reads x through (-1: none) */
   int32_t *inaff; /* per convolution: the per-texel depthwise one it reads x through (-1: none) */
   int32_t *inadd; /* per 1x1 convolution: the ADD of inmul's output it stages (-1: none) */
@@ -251,5 +257,8 @@ bool texmem__squeezed(const texmem_model *m, const texmem__fusion *f, int32_t c,
 /* The folds of RESHAPEs and of the landmark operators' copies and scales
  * (through, into above; kernels_fold_reshapes.c). */
 void texmem__fold_reshapes(const texmem_model *m, texmem__fusion *f, const int32_t *reader);
+/* A detector's heads: 1x1 convolutions of one input merged (heads above;
+ * kernels_merge_conv_heads.c). */
+void texmem__merge_conv_heads(const texmem_model *m, texmem__fusion *f);
 
 #endif

@@ -38,6 +38,12 @@
 // its full-shape operand, s its per-channel one (one pixel, x's batch and
 // channels), each staged texel their product, activated (sact) and
 // rounded as the MUL's store would (TM_SC_ROUND: binary16).
+// With TM_HEADS (2, 3: runtime/kernels_merge_conv_heads.c) the product is
+// that many convolutions of x (a detector's heads), their weights and
+// biases one after another, each padded to whole groups of 4 output
+// slices: group g belongs to the last head h with hfirst[h] <= g, and is
+// stored as that head's own dispatch stores it, by its activation (act,
+// act1, act2) to its output (y, y1, y2).
 // Shared arrays are the only subscripted objects (shared memory is one
 // per work group, not per thread; see tm_lane in tensor.glsl).
 #include "elementwise.glsl"
@@ -93,6 +99,45 @@ highp vec4 sc_value(highp ivec3 p) {
 #endif
 #endif
   return v;
+}
+#endif
+
+#ifdef TM_HEADS
+uniform highp ivec4 hfirst; // each head's first group of 4 slices; past the last, INT32_MAX
+uniform highp vec4 act1, act2;
+
+highp ivec3 head_shape(highp int h) {
+#if TM_HEADS > 2
+  if (h == 2) return y2_shape();
+#endif
+  return h == 1 ? y1_shape() : y_shape();
+}
+
+void head_write(highp int h, highp ivec3 p, highp vec4 v) {
+#if TM_HEADS > 2
+  if (h == 2) {
+    y2_write(p, tm_activate(v, act2));
+    return;
+  }
+#endif
+  if (h == 1) y1_write(p, tm_activate(v, act1));
+  else y_write(p, tm_activate(v, act));
+}
+
+// conv_store4 for group g of the merged product: its head's slices.
+void head_store4(highp int k, highp int g, highp vec4 c0, highp vec4 c1, highp vec4 c2,
+                 highp vec4 c3) {
+  highp int h = g >= hfirst.z ? 2 : g >= hfirst.y ? 1 : 0;
+  highp ivec3 os = head_shape(h);
+  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
+  highp int s0 = (g - (h == 2 ? hfirst.z : h == 1 ? hfirst.y : 0)) * 4;
+  if (k >= npix * nb) return;
+  highp int b = k / npix;
+  k -= b * npix;
+  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
+  highp int n = min(4, oslices - s0);
+  for (highp int j = 0; j < n; j++)
+    head_write(h, p + ivec3(0, 0, j), j == 0 ? c0 : j == 1 ? c1 : j == 2 ? c2 : c3);
 }
 #endif
 
@@ -179,6 +224,9 @@ void main() {
   highp int st = wg / geom.z, p0 = (wg - st * geom.z) * TM_TP;
   highp ivec3 os = y_shape();
   highp int nb = max(batch, 1), oslices = os.z / nb, islices = x_shape().z / nb;
+#ifdef TM_HEADS
+  oslices = geom.w * 4; // every head's, padded: zero biases past each one's own
+#endif
   highp int npix = os.x * os.y, total = npix * nb;
   highp int g = st * TM_SG + gi, s0 = g * 4;
   // Invocations past the last group of 4 output slices read its weights
@@ -253,8 +301,15 @@ void main() {
 #endif
   if (part != 0 || s0 >= oslices) return;
   highp int k = p0 + q;
+#ifdef TM_HEADS
+  head_store4(k, g, a00, a01, a02, a03);
+  head_store4(k + TM_PQ, g, a10, a11, a12, a13);
+  head_store4(k + 2 * TM_PQ, g, a20, a21, a22, a23);
+  head_store4(k + 3 * TM_PQ, g, a30, a31, a32, a33);
+#else
   conv_store4(k, s0, a00, a01, a02, a03);
   conv_store4(k + TM_PQ, s0, a10, a11, a12, a13);
   conv_store4(k + 2 * TM_PQ, s0, a20, a21, a22, a23);
   conv_store4(k + 3 * TM_PQ, s0, a30, a31, a32, a33);
+#endif
 }

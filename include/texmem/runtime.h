@@ -252,10 +252,12 @@ typedef struct texmem_runtime_stats {
                                             as its fused operator's operand
                                             or (tiled kernels) as a 1x1
                                             convolution's input */
-  size_t heads_merged;                   /* FULLY_CONNECTED layers run in
-                                            the dispatch of another reading
-                                            the same input (a landmark
-                                            model's heads): one dispatch
+  size_t heads_merged;                   /* FULLY_CONNECTED layers (a
+                                            landmark model's heads) or,
+                                            tiled kernels, 1x1 convolutions
+                                            (a detector's) run in the
+                                            dispatch of another reading
+                                            the same input: one dispatch
                                             fewer each, every output
                                             stored */
   size_t late_fused;                     /* fused dispatches run in their

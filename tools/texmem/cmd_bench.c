@@ -632,13 +632,14 @@ static void print_report(const bench *b, uint64_t peak_rss) {
   char split[48] = "";
   if (ps->tiled && o->split)
     snprintf(split, sizeof split, ", split %u ways in every layer", (unsigned)o->split);
-  printf("kernels:      %s 1x1 convolutions%s%s; %zu operators fused into convolutions "
-         "(%zu dispatches run late)\n              folded: %zu depthwise convolutions and %zu "
-         "per-channel MULs into 1x1 ones, %zu reshapes, %zu resizes; %zu FULLY_CONNECTED heads "
-         "merged\n",
-         ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "",
-         split, ps->fused, ps->late_fused, ps->depthwise_folded, ps->scales_folded,
-         ps->reshapes_folded, ps->resizes_folded, ps->heads_merged);
+  printf(
+      "kernels:      %s 1x1 convolutions%s%s; %zu operators fused into convolutions "
+      "(%zu dispatches run late)\n              folded: %zu depthwise convolutions and %zu "
+      "per-channel MULs into 1x1 ones, %zu reshapes, %zu resizes; %zu heads merged "
+      "(FULLY_CONNECTED, 1x1)\n",
+      ps->tiled ? "tiled" : "portable", o->kernels == TEXMEM_KERNELS_AUTO ? " (auto)" : "", split,
+      ps->fused, ps->late_fused, ps->depthwise_folded, ps->scales_folded, ps->reshapes_folded,
+      ps->resizes_folded, ps->heads_merged);
   printf("warm-up:      %" PRIu64 " untimed rounds of all five in %.1f ms (--warmup-ms %" PRIu64
          "%s)\n",
          b->warmup_rounds, b->warmup_elapsed_ms, b->warmup_ms,
