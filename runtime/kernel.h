@@ -29,7 +29,8 @@
 #define TEXMEM__KERNEL_MAX_IO 8
 #define TEXMEM__KERNEL_MAX_BUFFERS 6
 #define TEXMEM__KERNEL_MAX_UNIFORMS 16
-/* FULLY_CONNECTED layers one dispatch runs at most (op_fc_heads.comp). */
+/* FULLY_CONNECTED layers one dispatch runs at most (op_fc_heads.comp;
+ * 1x1 convolutions: 3, kernels_merge_conv_heads.c). */
 #define TEXMEM__KERNEL_MAX_HEADS 4
 
 /* What kernels get from the runtime. */
@@ -113,7 +114,8 @@ typedef struct texmem__kernel {
    * kernel reads its input and interpolates it (NULL: none). */
   const texmem_op *in_rsz;
   /* In: FULLY_CONNECTED layers reading this one's input by rows that its
-   * dispatch runs too, and each one's fused unary operator (NULL: none). */
+   * dispatch runs too, and each one's fused unary operator (NULL: none);
+   * or 1x1 convolutions of this one's input (tiled kernels, at most 2). */
   const texmem_op *heads[TEXMEM__KERNEL_MAX_HEADS - 1];
   const texmem_op *heads_fused[TEXMEM__KERNEL_MAX_HEADS - 1];
   size_t n_heads;
