@@ -301,20 +301,28 @@ void conv_write(highp ivec3 p, highp int zs, highp vec4 v) {
   y_write(p, conv_value2(p, zs, v));
 }
 
+// The texel p of flat pixel k (over batch * W * H) at slice s0 of an
+// output shaped os; returns how many of slices s0 .. s0+3 the output has
+// there (0 past its pixels).
+highp int conv_texel(highp int k, highp int s0, highp ivec3 os, out highp ivec3 p) {
+  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
+  p = ivec3(0);
+  if (k >= npix * nb) return 0;
+  highp int b = k / npix;
+  k -= b * npix;
+  p = ivec3(k % os.x, k / os.x, b * oslices + s0);
+  return min(4, oslices - s0);
+}
+
 // Stores the 4 slices (s0 .. s0+3, those below the output's) of flat
 // output pixel k (over batch * W * H), if it exists.
 void conv_store4(highp int k, highp int s0, highp vec4 c0, highp vec4 c1, highp vec4 c2,
                  highp vec4 c3) {
-  highp ivec3 os = y_shape();
-  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
-  if (k >= npix * nb) return;
-  highp int b = k / npix;
-  k -= b * npix;
-  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
+  highp ivec3 p;
   // One copy of the store code, not four: the slices left are known at
   // run time only, so compilers keep the loop (a fused epilogue inlined
   // 16 times a kernel made llvmpipe's compile the slow part of a run).
-  highp int n = min(4, oslices - s0);
+  highp int n = conv_texel(k, s0, y_shape(), p);
   for (highp int j = 0; j < n; j++)
     conv_write(p + ivec3(0, 0, j), s0 + j, j == 0 ? c0 : j == 1 ? c1 : j == 2 ? c2 : c3);
 }

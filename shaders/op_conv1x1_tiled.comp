@@ -128,14 +128,9 @@ void head_write(highp int h, highp ivec3 p, highp vec4 v) {
 void head_store4(highp int k, highp int g, highp vec4 c0, highp vec4 c1, highp vec4 c2,
                  highp vec4 c3) {
   highp int h = g >= hfirst.z ? 2 : g >= hfirst.y ? 1 : 0;
-  highp ivec3 os = head_shape(h);
-  highp int nb = max(batch, 1), oslices = os.z / nb, npix = os.x * os.y;
-  highp int s0 = (g - (h == 2 ? hfirst.z : h == 1 ? hfirst.y : 0)) * 4;
-  if (k >= npix * nb) return;
-  highp int b = k / npix;
-  k -= b * npix;
-  highp ivec3 p = ivec3(k % os.x, k / os.x, b * oslices + s0);
-  highp int n = min(4, oslices - s0);
+  highp ivec3 p;
+  highp int n = conv_texel(k, (g - (h == 2 ? hfirst.z : h == 1 ? hfirst.y : 0)) * 4,
+                           head_shape(h), p);
   for (highp int j = 0; j < n; j++)
     head_write(h, p + ivec3(0, 0, j), j == 0 ? c0 : j == 1 ? c1 : j == 2 ? c2 : c3);
 }
