@@ -126,7 +126,7 @@
  * vector), each with its own fused unary operator; every output is stored
  * as before, now at k's task (their head: themselves, task: k's). Likewise
  * per 1x1 CONV_2D k of stride 1, with the tiled kernels: the next 1x1 of
- * k's input within a few operators (a detector's class and box heads and
+ * k's input within five operators (a detector's class and box heads and
  * the next feature map's projection), none with a fused operator or an
  * input or output fold, whose split of the input slices alone would be
  * k's (so each sums in the same order): one product, each output stored

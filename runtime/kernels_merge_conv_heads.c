@@ -16,17 +16,18 @@
  * merged dispatch takes it too.
  *
  * Memory: every merged output is made at the first head's task. Heads
- * merge only within a few operators of each other (a detector's heads are
- * next to each other, with the reshapes of the previous ones between), so
- * an output is not held across a network (a U-Net's skip read by a 1x1 at
- * each end). Three at most: the input and three outputs are the four
+ * merge only within five operators of each other (a detector's heads are
+ * next to each other, with what follows the one before between: a
+ * reshape, or face_detection_full_range_sparse's PAD, depthwise
+ * convolution, DEPTH_TO_SPACE and reshape), so an output is not held
+ * across a network (a U-Net's skip read by a 1x1 at each end). Three at most: the input and three outputs are the four
  * images GLES 3.1 guarantees a compute shader. Only with the tiled
  * kernels (texmem__fuse_find's allow). */
 #include "kernels_conv_common.h"
 #include "kernels_fusion.h"
 
 /* Operators from one head to the next at most. */
-#define HEAD_GAP 4
+#define HEAD_GAP 5
 
 /* Heads one dispatch runs at most. */
 #define MAX_CONV_HEADS 3

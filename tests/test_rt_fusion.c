@@ -1251,7 +1251,7 @@ Test(rt_fusion, fully_connected_heads_merged) {
  * several groups), run as one dispatch of the tiled kernel that stores
  * every output, bit for bit, also with the input slices split in 2 parts;
  * an operator between them; four heads: three in one dispatch, the fourth
- * alone. Not merged: a 3x3 and a stride-2 sibling, a 1x1 more than four
+ * alone. Not merged: a 3x3 and a stride-2 sibling, a 1x1 more than five
  * operators after the last head, two heads whose split of the input
  * slices would differ (4 and 256 channels of a 64x64 map: each alone would
  * sum in another order), and with the portable kernels. */
@@ -1287,7 +1287,7 @@ Test(rt_fusion, conv_heads_merged) {
       b.out[b.n_out++] = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
       b.out[b.n_out++] = conv(&b, x, 3, 1, 4, 0, TEXMEM_ACT_NONE);
       b.out[b.n_out++] = conv(&b, x, 1, 2, 4, 0, TEXMEM_ACT_NONE);
-      for (int i = 0; i < 2; i++) o = ew(&b, TEXMEM_OP_RELU, o, UNARY, false, TEXMEM_ACT_NONE);
+      for (int i = 0; i < 3; i++) o = ew(&b, TEXMEM_OP_RELU, o, UNARY, false, TEXMEM_ACT_NONE);
       b.out[b.n_out++] = o;
       y = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
     } else {
