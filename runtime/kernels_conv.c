@@ -104,6 +104,34 @@ static texmem_status conv_parts_of(const texmem_model *model, const texmem_op *o
 /* Uniform names of the heads' activations (op_conv1x1_tiled.comp). */
 static const char *const head_act[] = {"act", "act1", "act2"};
 
+/* The heads' weights and biases packed for the tiled kernel one after
+ * another, head h's from group first[h] of ng, chunks of 4 input slices
+ * each (*pw or *pb NULL: out of memory; both the caller's). */
+static void heads_weights(const conv_parts *c, size_t n, const int32_t *first, uint32_t ng,
+                          uint32_t chunks, float **pw, size_t *nw, float **pb, size_t *nb) {
+  size_t per = (size_t)chunks * 4 * TEXMEM__CONV_GROUP * 16; /* floats a group's weights */
+  *nw = ng * per;
+  *nb = (size_t)ng * TEXMEM__CONV_GROUP * 4;
+  *pw = malloc(*nw * sizeof **pw);
+  *pb = malloc(*nb * sizeof **pb);
+  for (size_t h = 0; h < n && *pw && *pb; h++) {
+    uint32_t g = (h + 1 < n ? (uint32_t)first[h + 1] : ng) - (uint32_t)first[h];
+    size_t hw = 0, hb = 0;
+    float *w = texmem__conv_pack_ohwi(c[h].w->data, c[h].O, 1, 1, c[h].I, 4, &hw);
+    float *b = texmem__conv_pack_bias(c[h].bias ? c[h].bias->data : NULL, c[h].O,
+                                      g * TEXMEM__CONV_GROUP, &hb);
+    if (w && b) {
+      memcpy(*pw + (size_t)first[h] * per, w, hw * sizeof *w);
+      memcpy(*pb + (size_t)first[h] * TEXMEM__CONV_GROUP * 4, b, hb * sizeof *b);
+    } else {
+      free(*pw);
+      *pw = NULL;
+    }
+    free(w);
+    free(b);
+  }
+}
+
 /* op and the 1x1 convolutions of its input after it (out->heads,
  * kernels_merge_conv_heads.c) as one tiled product: their weights and
  * biases one after another, each padded to whole groups of 4 output
@@ -132,27 +160,10 @@ static texmem_status conv_heads(texmem__kernel_env *env, const texmem_model *mod
     first[h] = (int32_t)ng;
     ng += ((uint32_t)texmem__ku_slices(c[h].O) + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
   }
-  /* Floats of a group's weights (texmem__conv_pack_ohwi, whole chunks). */
   uint32_t chunks = ((uint32_t)texmem__ku_slices(c[0].I) + 3) / 4;
-  size_t per = (size_t)chunks * 4 * TEXMEM__CONV_GROUP * 16, nw = ng * per;
-  size_t nb = (size_t)ng * TEXMEM__CONV_GROUP * 4;
-  float *pw = malloc(nw * sizeof *pw), *pb = malloc(nb * sizeof *pb);
-  for (size_t h = 0; h < n && pw && pb; h++) {
-    uint32_t g = ((h + 1 < n ? (uint32_t)first[h + 1] : ng) - (uint32_t)first[h]);
-    size_t hw = 0, hb = 0;
-    float *w = texmem__conv_pack_ohwi(c[h].w->data, c[h].O, 1, 1, c[h].I, 4, &hw);
-    float *b = texmem__conv_pack_bias(c[h].bias ? c[h].bias->data : NULL, c[h].O,
-                                      g * TEXMEM__CONV_GROUP, &hb);
-    if (w && b) {
-      memcpy(pw + (size_t)first[h] * per, w, hw * sizeof *w);
-      memcpy(pb + (size_t)first[h] * TEXMEM__CONV_GROUP * 4, b, hb * sizeof *b);
-    } else {
-      free(pw);
-      pw = NULL;
-    }
-    free(w);
-    free(b);
-  }
+  size_t nw = 0, nb = 0;
+  float *pw = NULL, *pb = NULL;
+  heads_weights(c, n, first, ng, chunks, &pw, &nw, &pb, &nb);
   if ((s = texmem__conv_check_alloc(name, pw, pb, err))) return s;
   if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
   uint64_t pixels = (uint64_t)c[0].g.ow * (uint64_t)c[0].g.oh * c[0].x->b;

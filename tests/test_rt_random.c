@@ -6,7 +6,7 @@
  * operators with constants and with tensors, squeeze-and-excitation
  * scales, pools, global pools, PADs of channels and of the plane, channel
  * slices, concatenations, resizes, DEPTH_TO_SPACE, and as graph outputs
- * detector heads (1x1s reshaped into a concatenation) and classifiers
+ * detector heads (1x1s of one map or two, reshaped into a concatenation) and classifiers
  * (FULLY_CONNECTED after a global pool), reading the newest
  * tensor most often and an older one otherwise, so that branches, second
  * readers and graph outputs land anywhere. Each graph runs in fp16 with
@@ -191,8 +191,9 @@ static bool step(rg *g) {
                builtin ? " builtin" : "");
       break;
     }
-    case 15: { /* detector heads: 1x1s flattened by RESHAPEs into one CONCATENATION */
-      rg_tensor *z = &g->t[pick(g, (uint32_t)g->n)];
+    case 15: { /* detector heads: 1x1s flattened by RESHAPEs into one CONCATENATION, of
+                * two maps or of one (scores and boxes: merged with the tiled kernels) */
+      rg_tensor *z = pick(g, 2) ? x : &g->t[pick(g, (uint32_t)g->n)];
       if (z->b != b || g->mb.n_out > 4) return false;
       z->reads++;
       int32_t k = 1 + (int32_t)pick(g, 8), heads[2], srcs[2] = {id, z->id};
