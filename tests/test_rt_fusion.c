@@ -1253,7 +1253,7 @@ Test(rt_fusion, fully_connected_heads_merged) {
  * an operator between them; four heads: three in one dispatch, the fourth
  * alone. Not merged: a 3x3 and a stride-2 sibling, a 1x1 more than five
  * operators after the last head, two heads whose split of the input
- * slices would differ (4 and 256 channels of a 64x64 map: each alone would
+ * slices would differ (4 and 1024 channels of a 32x32 map: each alone would
  * sum in another order), and with the portable kernels. */
 Test(rt_fusion, conv_heads_merged) {
   static const char *const what[] = {"two heads",  "three heads, batch 2", "split in 2",
@@ -1291,9 +1291,9 @@ Test(rt_fusion, conv_heads_merged) {
       b.out[b.n_out++] = o;
       y = conv(&b, x, 1, 1, 8, 0, TEXMEM_ACT_NONE);
     } else {
-      int32_t x = input(&b, 1, 64, 64, 64);
+      int32_t x = input(&b, 1, 32, 32, 20); /* 4 channels: 2 parts; 1024: 1 */
       b.out[b.n_out++] = conv(&b, x, 1, 1, 4, 0, TEXMEM_ACT_NONE);
-      y = conv(&b, x, 1, 1, 256, 0, TEXMEM_ACT_NONE);
+      y = conv(&b, x, 1, 1, 1024, 0, TEXMEM_ACT_NONE);
     }
     g_conv_heads = merged;
     g_split = c == 2 ? 2 : 0;
