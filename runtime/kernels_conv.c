@@ -158,9 +158,9 @@ static texmem_status conv_heads(texmem__kernel_env *env, const texmem_model *mod
     if ((s = texmem__ku_activation_as(name, o->options.activation, head_act[h], out, err)))
       return s;
     first[h] = (int32_t)ng;
-    ng += ((uint32_t)texmem__ku_slices(c[h].O) + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
+    ng += texmem__conv_groups(c[h].O);
   }
-  uint32_t chunks = ((uint32_t)texmem__ku_slices(c[0].I) + 3) / 4;
+  uint32_t chunks = texmem__conv_chunks(c[0].I);
   size_t nw = 0, nb = 0;
   float *pw = NULL, *pb = NULL;
   heads_weights(c, n, first, ng, chunks, &pw, &nw, &pb, &nb);
@@ -168,8 +168,7 @@ static texmem_status conv_heads(texmem__kernel_env *env, const texmem_model *mod
   if ((s = texmem__conv_upload(env, pw, nw, pb, nb, out, err))) return s;
   uint64_t pixels = (uint64_t)c[0].g.ow * (uint64_t)c[0].g.oh * c[0].x->b;
   uint32_t split = texmem__kernel_env_split(env);
-  if (!split)
-    split = texmem__conv1x1_tile(pixels, (uint32_t)first[1], chunks, 0).ks; /* op's own groups */
+  if (!split) split = texmem__conv1x1_own_split(pixels, c[0].O, c[0].I);
   texmem__kernel_ivec4(out, "hfirst", first[0], first[1], first[2], first[3]);
   if ((s = conv1x1_tiled(env, model, op, pixels, ng, chunks, split, out, err))) return s;
   texmem__ku_batch(out, c[0].x->b);
@@ -197,8 +196,7 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
                         "%s: a depthwise convolution, MUL, resize or squeeze folds into a "
                         "tiled 1x1 stride-1 one only",
                         name);
-  uint32_t os = (uint32_t)texmem__ku_slices(O);
-  uint32_t ng = (os + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
+  uint32_t ng = texmem__conv_groups(O);
   size_t nw = 0, nb = 0;
   float *pw = texmem__conv_pack_ohwi(w->data, O, KH, KW, I, tiled ? 4 : 1, &nw);
   float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, O, ng * TEXMEM__CONV_GROUP, &nb);
@@ -208,9 +206,8 @@ texmem_status texmem__kernel_conv2d(texmem__kernel_env *env, const texmem_model 
   if (out->in_sq_pool) return texmem__conv_squeeze(env, model, op, out, err);
   uint64_t pixels = (uint64_t)ow * (uint64_t)oh * x->b;
   if (tiled) {
-    uint32_t chunks = ((uint32_t)texmem__ku_slices(I) + 3) / 4;
-    if ((s = conv1x1_tiled(env, model, op, pixels, ng, chunks, texmem__kernel_env_split(env), out,
-                           err)))
+    if ((s = conv1x1_tiled(env, model, op, pixels, ng, texmem__conv_chunks(I),
+                           texmem__kernel_env_split(env), out, err)))
       return s;
     texmem__ku_batch(out, x->b);
     return TEXMEM_STATUS_OK;

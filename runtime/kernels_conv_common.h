@@ -150,6 +150,23 @@ typedef struct texmem__conv_tile {
 texmem__conv_tile texmem__conv1x1_tile(uint64_t pixels, uint32_t groups4, uint32_t chunks,
                                        uint32_t split);
 
+/* Groups of TEXMEM__CONV_GROUP output slices of c output channels (the
+ * weight blocks an invocation walks), and chunks of 4 input slices of c
+ * input channels (the tiled 1x1 kernel's loop). */
+static inline uint32_t texmem__conv_groups(uint32_t c) {
+  return ((uint32_t)texmem__ku_slices(c) + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
+}
+static inline uint32_t texmem__conv_chunks(uint32_t c) {
+  return ((uint32_t)texmem__ku_slices(c) + 3) / 4;
+}
+
+/* The split of the input slices (the tile's ks) a 1x1 convolution of I to
+ * O channels over `pixels` takes by itself: merged heads must each take
+ * the same (kernels_merge_conv_heads.c), and their dispatch takes it. */
+static inline uint32_t texmem__conv1x1_own_split(uint64_t pixels, uint32_t O, uint32_t I) {
+  return texmem__conv1x1_tile(pixels, texmem__conv_groups(O), texmem__conv_chunks(I), 0).ks;
+}
+
 /* 1x1 convolution `op` of one-pixel planes running the squeeze that makes
  * its input (k->in_sq_pool, k->in_sq, k->in_sq_fused: kernels_fusion.h)
  * in one dispatch of op_squeeze.comp (kernels_squeeze.c); k's buffers w and

@@ -20,9 +20,10 @@
  * next to each other, with what follows the one before between: a
  * reshape, or face_detection_full_range_sparse's PAD, depthwise
  * convolution, DEPTH_TO_SPACE and reshape), so an output is not held
- * across a network (a U-Net's skip read by a 1x1 at each end). Three at most: the input and three outputs are the four
- * images GLES 3.1 guarantees a compute shader. Only with the tiled
- * kernels (texmem__fuse_find's allow). */
+ * across a network (a U-Net's skip read by a 1x1 at each end). Three at
+ * most: the input and three outputs are the four images GLES 3.1
+ * guarantees a compute shader. Only with the tiled kernels
+ * (texmem__fuse_find's allow). */
 #include "kernels_conv_common.h"
 #include "kernels_fusion.h"
 
@@ -49,10 +50,7 @@ static uint32_t head_split(const texmem_model *m, const texmem__fusion *f, size_
       (x->flags & TEXMEM_TENSOR_CONSTANT) || w->rank != 4 || w->shape[1] != 1 || w->shape[2] != 1 ||
       (uint32_t)w->shape[3] != x->c)
     return 0;
-  uint64_t pixels = (uint64_t)x->b * x->h * x->w;
-  uint32_t groups = ((uint32_t)texmem__ku_slices((uint32_t)w->shape[0]) + 3) / 4;
-  uint32_t chunks = ((uint32_t)texmem__ku_slices(x->c) + 3) / 4;
-  return texmem__conv1x1_tile(pixels, groups, chunks, 0).ks;
+  return texmem__conv1x1_own_split((uint64_t)x->b * x->h * x->w, (uint32_t)w->shape[0], x->c);
 }
 
 void texmem__merge_conv_heads(const texmem_model *m, texmem__fusion *f) {

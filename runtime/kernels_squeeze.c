@@ -45,7 +45,7 @@ static texmem_status first_conv(texmem__kernel_env *env, const texmem_model *mod
   if (c->n_inputs > 2 && c->inputs[2] >= 0 &&
       (s = texmem__conv_const(name, model, c->inputs[2], "bias", O, &bias, err)))
     return s;
-  uint32_t ng = ((uint32_t)texmem__ku_slices(O) + TEXMEM__CONV_GROUP - 1) / TEXMEM__CONV_GROUP;
+  uint32_t ng = texmem__conv_groups(O);
   size_t nw = 0, nb = 0;
   float *pw = texmem__conv_pack_ohwi(w->data, O, 1, 1, I, 4, &nw);
   float *pb = texmem__conv_pack_bias(bias ? bias->data : NULL, O, ng * TEXMEM__CONV_GROUP, &nb);
